@@ -1,0 +1,182 @@
+"""The ``nertz`` command line (typer).
+
+Every user mistake (a missing file, a malformed log line, a table that does not validate)
+is printed as one ``error: ...`` line on standard error with exit status 2, never as a
+traceback, and nothing is printed on standard output before the whole input has been read
+and ruled.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+from nertz.referee.files import load_round, read_table
+from nertz.referee.match import Match
+from nertz.referee.round import Round
+
+app = typer.Typer(
+    name="nertz",
+    help="A computer-vision referee for the card game Nertz (Pounce, Racing Demon).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXAMPLE_ROUND = "club-night"
+"""The bundled example round (``datasets/examples/<name>/``), scored by ``nertz score`` with no log."""
+
+
+def example_path(name: str, filename: str) -> Path:
+    """The path of a file of a bundled example round.
+
+    Raises:
+        NertzError: no such example file (a broken install).
+    """
+    path = Path(str(resources.files("nertz.datasets").joinpath("examples", name, filename)))
+    if not path.is_file():
+        raise NertzError(f"the bundled example {name}/{filename} is missing: reinstall nertz-referee")
+    return path
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on standard error and exit with status 2."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _emit_json(lines: list[dict[str, Any]]) -> None:
+    sys.stdout.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+
+
+def _fmt_t(t: float | None) -> str:
+    return f"{t:8.2f}" if t is not None else "     end"
+
+
+def format_round(game: Round) -> str:
+    """A readable report of a round: every ruling, then the scoreboard.
+
+    Returns:
+        Text lines joined by newlines (no trailing newline).
+    """
+    replay = game.replay()
+    out = []
+    for r in replay.rulings:
+        mark = {"accepted": "  ok ", "rejected": "  NO ", "collision": "  !! ", "tie": "  == "}.get(r.kind, "  -- ")
+        out.append(f"{_fmt_t(r.t)} {mark}{r.message or r.kind}")
+    res = replay.result
+    out.append("")
+    if res.ended == "call":
+        out.append(f"Round ended by {res.caller}'s call at {res.end_t:.2f} s.")
+    elif res.ended is not None:
+        out.append(f"Round ended with no caller ({res.ended}).")
+    else:
+        out.append("The round has not ended: the scores are provisional.")
+    if res.reviews:
+        out.append(f"Waiting for review: {', '.join(res.reviews)}.")
+    width = max(len(n) for n in res.players) + 2
+    out.append("")
+    out.append(f"{'player':<{width}}{'foundation':>11}{'nertz left':>12}{'score':>8}")
+    for name, s in sorted(res.players.items(), key=lambda kv: -kv[1].score):
+        called = " (called)" if name == res.caller else ""
+        out.append(f"{name:<{width}}{s.foundation:>11}{s.nertz_left:>12}{s.score:>8}{called}")
+    return "\n".join(out)
+
+
+@app.command()
+def score(
+    events: Annotated[
+        Optional[Path],
+        typer.Argument(help="Event log (JSON lines, shared/DESIGN.md). Default: the bundled example round."),
+    ] = None,
+    table: Annotated[
+        Optional[Path], typer.Option("--table", "-t", help="Table file: players, back colours, rules settings.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the rulings as JSON lines, then one result line.")
+    ] = False,
+) -> None:
+    """Apply the rules to an event log and print the round's rulings and result."""
+    if events is None:
+        events = example_path(EXAMPLE_ROUND, "events.jsonl")
+        if table is None:
+            table = example_path(EXAMPLE_ROUND, "table.json")
+    try:
+        game = load_round(events, table)
+        if as_json:
+            replay = game.replay()
+            _emit_json([r.to_json() for r in replay.rulings] + [replay.result.to_json()])
+        else:
+            typer.echo(format_round(game))
+    except NertzError as exc:
+        fail(str(exc))
+
+
+@app.command()
+def match(
+    logs: Annotated[list[Path], typer.Argument(help="The rounds' event logs, in the order played.")],
+    table: Annotated[
+        Optional[Path], typer.Option("--table", "-t", help="Table file (players, target and rules).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the match as one JSON object.")] = False,
+) -> None:
+    """Add up rounds into a match: totals, the winner, and the settlement table."""
+    try:
+        tbl = read_table(table) if table is not None else None
+        results = [load_round(log, table).result for log in logs]
+        players = tbl.names if tbl is not None else list(results[0].players)
+        target = tbl.rules.target if tbl is not None else 100
+        for log, res in zip(logs, results):
+            if list(res.players) != players:
+                raise NertzError(f"{log}: its players {list(res.players)} differ from the match's {players}")
+        m = Match(players, target)
+        for log, res in zip(logs, results):
+            if m.is_over:
+                raise NertzError(f"{log}: the match was already over (a total reached {target}) before this round")
+            m.add_round(res)
+    except NertzError as exc:
+        fail(str(exc))
+    if as_json:
+        _emit_json(
+            [
+                {
+                    "type": "match",
+                    "target": target,
+                    "rounds": m.rounds,
+                    "totals": m.totals,
+                    "rounds_won": m.rounds_won,
+                    "over": m.is_over,
+                    "winner": m.winner,
+                    "settlement": m.settlement(),
+                }
+            ]
+        )
+        return
+    width = max(len(n) for n in players) + 2
+    typer.echo(f"{'round':<7}" + "".join(f"{n:>{width}}" for n in players))
+    for i, r in enumerate(m.rounds, start=1):
+        typer.echo(f"{i:<7}" + "".join(f"{r[n]:>{width}}" for n in players))
+    typer.echo(f"{'total':<7}" + "".join(f"{m.totals[n]:>{width}}" for n in players))
+    if not m.is_over:
+        typer.echo(f"\nNo one has reached {target} yet; leaders: {', '.join(m.leaders)}.")
+    elif m.winner is None:
+        typer.echo(f"\nThe match is over and tied between {', '.join(m.leaders)} (same total and rounds won).")
+    else:
+        typer.echo(f"\n{m.winner} wins the match.")
+        for n, amount in m.settlement().items():
+            typer.echo(f"  {n} pays {m.winner} {amount}")
+
+
+def main() -> None:
+    """Entry point of the ``nertz`` console script."""
+    try:
+        app()
+    except NertzError as exc:  # anything a command did not catch itself
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,247 @@
+"""The table file: players (or partnerships) with their back colours, calibrated regions,
+and the rules settings of ``shared/RULES.md`` ("Variants").
+
+The format is the contract of ``shared/DESIGN.md``::
+
+    {"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
+     "shared_area": [[x, y], ...],            # polygon, image pixels
+     "zones": {"red": [[x, y], ...], ...},    # each player's layout, optional
+     "rules": {"target": 100, "nertz_pile": 13, ...}}
+
+Every rules key is optional. Additive keys of this project: a player may list its partners
+(``"members": ["ann", "bob"]``) when ``rules.partnerships`` is on, and a back ``"pattern"``
+name. Other top-level keys (calibration data) are kept and ignored here.
+
+Validation is strict where a mistake would silently change a score: unknown rules keys,
+duplicate names, missing or malformed back colours, and two back colours too close to tell
+apart are refused with a :class:`~nertz.referee.errors.TableError` that says what to fix.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from nertz.referee.errors import TableError
+
+__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "hex_to_lab", "delta_e"]
+
+MIN_BACK_DELTA_E = 12.0
+"""The smallest CIE76 colour difference (Delta E*ab) allowed between two players' back
+colours. Below it, the camera cannot tell the decks apart reliably under uneven light
+(a just-noticeable difference is about 2.3; warm vs cold light shifts a colour by 5 to 10)."""
+
+_HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+Point = tuple[float, float]
+
+
+class Rules(BaseModel):
+    """The rules settings of one table (``shared/RULES.md``, "Variants"); all optional.
+
+    Attributes:
+        target: the match ends when a total reaches this (points).
+        nertz_pile: cards dealt to each Nertz pile (13; 11 or 12 make it easier to go out).
+        nertz_penalty: points lost per card left in one's Nertz pile (2).
+        nertz_bonus: points the caller gains (0).
+        stock_turn: cards turned from stock to waste at a time (3 or 1).
+        jokers: whether each deck holds 2 jokers.
+        partnerships: whether owners are partnerships sharing a deck, layout and score.
+        tie: ``"both_stay"``: plays of one card to one pile within ``tie_window`` both stay;
+            ``"strict"``: such a tie goes to review and only one stays.
+        tie_window: seconds within which two arrivals are a tie (default one frame at 30 fps).
+        in_air: ``"count"``: plays up to ``in_air_grace`` seconds after the call count;
+            ``"return"``: every play after the call is late.
+        in_air_grace: seconds after the call during which plays in the air still count.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    target: int = Field(100, gt=0)
+    nertz_pile: Literal[11, 12, 13] = 13
+    nertz_penalty: int = Field(2, ge=0)
+    nertz_bonus: int = Field(0, ge=0)
+    stock_turn: Literal[1, 3] = 3
+    jokers: bool = False
+    partnerships: bool = False
+    tie: Literal["both_stay", "strict"] = "both_stay"
+    tie_window: float = Field(0.034, ge=0, le=5)
+    in_air: Literal["count", "return"] = "count"
+    in_air_grace: float = Field(1.0, ge=0, le=60)
+
+
+class Player(BaseModel):
+    """One owner at the table: a player, or a partnership sharing one deck and one score.
+
+    Attributes:
+        name: the owner's name, as events name it (``"red"``).
+        back: the deck's back colour, ``"#rrggbb"`` (sRGB), as registered at calibration.
+        pattern: an optional name of the back's pattern (``"solid"``, ``"diamonds"``, ...).
+        members: the partners' own names, when partnerships are on; events may name a
+            member, and the play counts for the partnership.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40)
+    back: str
+    pattern: str | None = None
+    members: tuple[str, ...] = ()
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_clean(cls, v: str) -> str:
+        if v != v.strip() or "@" in v or any(ord(ch) < 32 for ch in v):
+            raise ValueError(f"player name {v!r} must have no surrounding spaces, '@' or control characters")
+        return v
+
+    @field_validator("back")
+    @classmethod
+    def _back_is_hex(cls, v: str) -> str:
+        if not _HEX.match(v):
+            raise ValueError(f"back colour {v!r} must be written '#rrggbb', e.g. '#b3261e'")
+        return v.lower()
+
+
+class Table(BaseModel):
+    """A validated table file. Build it with :meth:`from_dict`, which raises
+    :class:`~nertz.referee.errors.TableError` with a readable message.
+
+    Attributes:
+        players: the owners, at least two, in seating order.
+        shared_area: the polygon of the shared area, image pixels ``(x, y)``; optional.
+        zones: each owner's layout polygon, image pixels; optional.
+        rules: the rules settings.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    players: tuple[Player, ...] = Field(min_length=2)
+    shared_area: tuple[Point, ...] | None = None
+    zones: dict[str, tuple[Point, ...]] = Field(default_factory=dict)
+    rules: Rules = Field(default_factory=Rules)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Table":
+        names = [p.name for p in self.players]
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ValueError(f"two players are named {name!r}: names must differ")
+            seen.add(name)
+        for p in self.players:
+            if p.members and not self.rules.partnerships:
+                raise ValueError(f"player {p.name!r} lists members but rules.partnerships is off")
+            for m in p.members:
+                if m in seen:
+                    raise ValueError(f"member name {m!r} of {p.name!r} is already used by another player or partner")
+                seen.add(m)
+        for zone in self.zones:
+            if zone not in names:
+                raise ValueError(f"zone {zone!r} names no player (players: {', '.join(names)})")
+        polygons = dict(self.zones)
+        if self.shared_area is not None:
+            polygons["shared_area"] = self.shared_area
+        for label, poly in polygons.items():
+            if len(poly) < 3:
+                raise ValueError(f"polygon {label!r} needs at least 3 points, it has {len(poly)}")
+        for i, a in enumerate(self.players):
+            for b in self.players[i + 1 :]:
+                d = delta_e(a.back, b.back)
+                if d < MIN_BACK_DELTA_E:
+                    raise ValueError(
+                        f"back colours of {a.name!r} ({a.back}) and {b.name!r} ({b.back}) are too close to tell "
+                        f"apart (Delta E {d:.1f} < {MIN_BACK_DELTA_E:g}): register a deck with a more different back"
+                    )
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        """The owners' names in seating order."""
+        return [p.name for p in self.players]
+
+    def owner_of(self, name: str) -> str | None:
+        """The owner a name stands for: itself for an owner, its partnership for a member,
+        ``None`` for a name that is neither."""
+        for p in self.players:
+            if name == p.name or name in p.members:
+                return p.name
+        return None
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "table file") -> "Table":
+        """Validate a parsed table file.
+
+        Args:
+            data: the parsed JSON object.
+            source: how to name the file in messages.
+
+        Raises:
+            TableError: with one line per problem, naming the field.
+        """
+        if not isinstance(data, dict):
+            raise TableError(f"{source}: the table file must be a JSON object with a 'players' list")
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise TableError(f"{source}: " + _describe(exc)) from None
+
+    @classmethod
+    def default(cls, names: list[str]) -> "Table":
+        """A table for ``names`` with default rules and placeholder back colours, for logs
+        scored without a table file (back colours then play no part)."""
+        players = [Player(name=n, back=_placeholder_colour(i, len(names))) for i, n in enumerate(names)]
+        return cls.model_construct(players=tuple(players), shared_area=None, zones={}, rules=Rules())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table as a JSON-ready dict, in the contract format."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(x) for x in err.get("loc", ()) if x not in ("function-after[_consistent()]",))
+        msg = err.get("msg", "invalid")
+        msg = msg.removeprefix("Value error, ")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown key (check the spelling against shared/DESIGN.md)"
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
+def _placeholder_colour(i: int, n: int) -> str:
+    import colorsys
+
+    r, g, b = colorsys.hsv_to_rgb(i / max(n, 1), 0.7, 0.7)
+    return "#{:02x}{:02x}{:02x}".format(int(r * 255), int(g * 255), int(b * 255))
+
+
+def hex_to_lab(colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour written ``"#rrggbb"``.
+
+    Returns:
+        ``(L*, a*, b*)``, L* in 0..100.
+
+    The formulas are the standard sRGB -> XYZ (IEC 61966-2-1) -> CIELAB (CIE 1976) ones.
+    """
+    rgb = [int(colour[i : i + 2], 16) / 255.0 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    x = 0.4124564 * lin[0] + 0.3575761 * lin[1] + 0.1804375 * lin[2]
+    y = 0.2126729 * lin[0] + 0.7151522 * lin[1] + 0.0721750 * lin[2]
+    z = 0.0193339 * lin[0] + 0.1191920 * lin[1] + 0.9503041 * lin[2]
+    xn, yn, zn = 0.95047, 1.0, 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    fx, fy, fz = f(x / xn), f(y / yn), f(z / zn)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def delta_e(a: str, b: str) -> float:
+    """CIE76 colour difference between two ``"#rrggbb"`` colours (Euclidean in CIELAB)."""
+    return math.dist(hex_to_lab(a), hex_to_lab(b))

@@ -1,0 +1,44 @@
+"""Shared helpers for the tests: tables and rounds built from short event lists."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+# No test may reach the network: ultralytics and friends are told so up front.
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+from nertz.referee.round import Round  # noqa: E402
+from nertz.referee.table import Table  # noqa: E402
+
+COLOURS = ["#b3261e", "#1e4bb3", "#2e7d32", "#f2c500", "#6a1b9a", "#00838f"]
+
+
+def make_table(players: tuple[str, ...] = ("red", "blue"), **rules: Any) -> Table:
+    """A valid table for ``players`` with the given rules settings."""
+    return Table.from_dict(
+        {"players": [{"name": n, "back": COLOURS[i]} for i, n in enumerate(players)], "rules": rules}
+    )
+
+
+def play(t: float, player: str, card: str, pile: int, **extra: Any) -> dict[str, Any]:
+    """A play event dict."""
+    return {"t": t, "type": "play", "player": player, "card": card, "pile": pile, **extra}
+
+
+def verdicts(game: Round) -> list[tuple[str, str, str]]:
+    """``(player, card, "accepted" or the reject reason)`` for every play ruling, in time order."""
+    out = []
+    for r in game.rulings:
+        if r.kind == "accepted":
+            out.append((r.player, r.card, "accepted"))
+        elif r.kind == "rejected":
+            out.append((r.player, r.card, r.reason))
+    return out
+
+
+@pytest.fixture
+def table() -> Table:
+    return make_table()

@@ -1,0 +1,65 @@
+import pytest
+
+from nertz.referee.errors import TableError
+from nertz.referee.table import Rules, Table, delta_e, hex_to_lab
+
+
+def base(**over):
+    data = {"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}
+    data.update(over)
+    return data
+
+
+def test_defaults_are_the_documented_ones():
+    rules = Table.from_dict(base()).rules
+    assert rules == Rules()
+    assert (rules.target, rules.nertz_pile, rules.nertz_penalty, rules.nertz_bonus, rules.stock_turn) == (100, 13, 2, 0, 3)
+    assert (rules.jokers, rules.partnerships, rules.tie, rules.in_air) == (False, False, "both_stay", "count")
+    assert rules.tie_window == pytest.approx(0.034) and rules.in_air_grace == 1.0
+
+
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (base(players=[{"name": "red", "back": "#b3261e"}]), "players"),
+        (base(players=[{"name": "red", "back": "#b3261e"}, {"name": "red", "back": "#1e4bb3"}]), "two players are named"),
+        (base(players=[{"name": "red", "back": "#b3261e"}, {"name": "blue"}]), "back"),
+        (base(players=[{"name": "red", "back": "red"}, {"name": "blue", "back": "#1e4bb3"}]), "#rrggbb"),
+        (base(players=[{"name": "red", "back": "#b3261e"}, {"name": "rouge", "back": "#b5281f"}]), "too close"),
+        (base(rules={"targte": 50}), "unknown key"),
+        (base(rules={"nertz_pile": 10}), "nertz_pile"),
+        (base(rules={"tie": "coin"}), "tie"),
+        (base(rules={"target": 0}), "target"),
+        (base(zones={"green": [[0, 0], [1, 0], [1, 1]]}), "names no player"),
+        (base(shared_area=[[0, 0], [1, 1]]), "at least 3 points"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_invalid_tables_say_what_to_fix(data, fragment):
+    with pytest.raises(TableError) as exc:
+        Table.from_dict(data, source="t.json")
+    assert fragment in str(exc.value) and str(exc.value).startswith("t.json")
+
+
+def test_partnership_members_map_to_the_owner():
+    t = Table.from_dict(base(players=[{"name": "red", "back": "#b3261e", "members": ["ann", "bob"]},
+                                      {"name": "blue", "back": "#1e4bb3"}], rules={"partnerships": True}))
+    assert t.owner_of("ann") == "red" and t.owner_of("red") == "red" and t.owner_of("zed") is None
+    with pytest.raises(TableError, match="partnerships is off"):
+        Table.from_dict(base(players=[{"name": "red", "back": "#b3261e", "members": ["ann"]},
+                                      {"name": "blue", "back": "#1e4bb3"}]))
+
+
+def test_cielab_reference_values():
+    # sRGB white and black, and a known mid-grey (L* of #777777 is about 50.0).
+    assert hex_to_lab("#ffffff")[0] == pytest.approx(100, abs=0.05)
+    assert hex_to_lab("#000000")[0] == pytest.approx(0, abs=0.05)
+    assert hex_to_lab("#777777")[0] == pytest.approx(50.0, abs=0.3)
+    assert delta_e("#b3261e", "#b3261e") == 0
+    # The hard pairs of the data engine stay apart: red vs orange, navy vs black.
+    assert delta_e("#b3261e", "#e0701e") > 12 and delta_e("#1b2a4a", "#141414") > 12
+
+
+def test_to_dict_round_trips():
+    t = Table.from_dict(base(shared_area=[[0, 0], [10, 0], [10, 10]], rules={"tie": "strict"}, homography=[1, 2]))
+    assert Table.from_dict(t.to_dict()) == t
