@@ -11,8 +11,10 @@ breaks exact ties of ``t``):
 - **Plays.** A play to a foundation is accepted when the card follows suit and rank
   (:mod:`nertz.referee.foundations`); else rejected with a reason. A player's copy of a card
   can lie on the foundations only once (``duplicate``).
-- **Collisions.** A play of the same card to the same pile as another owner's accepted copy
-  loses (``collision_loser``) when it arrived later by more than ``rules.tie_window``; within
+- **Collisions.** A play of the same card to the same pile as another owner's accepted copy,
+  while a copy of that card is still the pile's top, loses (``collision_loser``) when it
+  arrived later by more than ``rules.tie_window`` (once the pile has moved on, the card is
+  simply of the wrong rank there); within
   the window it is a tie: both stay (``tie: both_stay``), or under ``tie: strict`` the later
   one is provisionally taken back and a review item ``tie:<pile>:<card>`` waits for a
   ``resolve`` event naming the winner.
@@ -22,12 +24,14 @@ breaks exact ties of ``t``):
   goes on. After a valid call, plays up to ``in_air_grace`` seconds later count when
   ``in_air`` is ``count``; later ones (or all, under ``return``) are ``late``. A
   ``round_end`` event ends the round with no caller; later plays are ``late``.
-- **Jokers** (``rules.jokers``): on an existing pile a joker is the only legal card (the next
-  of the pile's suit); starting a pile it is an ace of its declared suit (``"as"`` on the
-  play, a ``declare`` event, or a ``resolve`` of ``joker:<pile>``), and undeclared a
-  ``declare`` ruling asks for it; the first real card on the pile decides the suit.
+- **Jokers** (``rules.jokers``): a joker declared with ``"as"`` is that card, and an illegal
+  declaration is an illegal play. An undeclared joker on an existing pile is the only legal
+  card (the next of the pile's suit); starting a pile it is an ace of the suit declared later
+  (a ``declare`` event, or a ``resolve`` of ``joker:<pile>``); until then a ``declare`` ruling
+  asks for it, and the first real card on the pile decides the suit.
 - **Take-backs.** A rejected card taken back is ``returned``; a card that stood and is taken
-  back is ``taken_back`` (illegal) and no longer counts.
+  back is ``taken_back`` (illegal) and no longer counts; a take-back matching no play is
+  ``unmatched_take_back`` and changes nothing.
 - **Scoring** per :mod:`nertz.referee.scoring`.
 """
 
@@ -323,7 +327,12 @@ class _Referee:
             return
         reason = self.foundations.check(ev.card, ev.pile)
         holder = self.holders.get((ev.pile, card))
-        if holder is not None and holder.owner != owner and holder.placed is not None:
+        if holder is not None and holder.owner != owner and holder.placed is not None and (
+            _same_card(self.foundations.piles[ev.pile].top, ev.card) or ev.t - holder.play.t <= self.rules.tie_window + _EPS
+        ):
+            # Another owner's copy reached this pile and nothing has been played on it since
+            # (or it is a tie): a collision. Once the pile has moved on, the card is simply
+            # the wrong rank there.
             self._collision(ev, owner, holder)
             return
         if reason is None:
@@ -399,8 +408,12 @@ class _Referee:
                 ev,
                 owner,
                 Reason.COLLISION_LOSER,
-                f"{owner}, take back your {_card_name(ev.card)}: a tie with {holder.owner} on pile {ev.pile}"
-                + (" resolved by review" if decided else ", waiting for review"),
+                (
+                    f"{owner}, take back your {_card_name(ev.card)}: the review gave pile {ev.pile} to {holder.owner}"
+                    if decided
+                    else f"{owner}'s {_card_name(ev.card)} tied with {holder.owner}'s on pile {ev.pile}: "
+                    f"{holder.owner}'s counts until the review decides"
+                ),
             )
             winner, loser = holder.owner, owner
         if decided is None:
@@ -464,10 +477,23 @@ class _Referee:
             self._reject(ev, owner, Reason.PILE_COMPLETE, f"{owner}, take back the joker: pile {ev.pile} is complete")
             return
         rank, suit = options
-        note = "the only card it can be"
-        if ev.as_ is not None and (ev.as_.rank != rank or (suit is not None and ev.as_.suit != suit)):
-            note += f", not the declared {ev.as_}"
-        self._accept(ev, owner, rank, suit, note=note)
+        declared = ev.as_
+        if declared is None:
+            self._accept(ev, owner, rank, suit, note="the only card it can be")
+            return
+        # A heard declaration is the joker's identity (RULES.md); inference is only for
+        # jokers nobody declared. An illegal declaration is an illegal play.
+        reason = pile.check(declared)
+        if reason is not None:
+            self._reject(
+                ev,
+                owner,
+                reason,
+                f"{owner}, take back the joker: declared {declared}, but pile {ev.pile} takes "
+                + (str(pile.next_card) if pile.next_card is not None else f"a {Rank(pile.rank + 1).letter}"),
+            )
+            return
+        self._accept(ev, owner, declared.rank, declared.suit, note="as declared")  # type: ignore[arg-type]
 
     def _take_back(self, ev: TakeBack) -> None:
         owner = self._owner(ev.player)
@@ -504,7 +530,16 @@ class _Referee:
                 )
             )
             return
-        raise EventError(f"take_back at t={ev.t}: {owner} never played the {card} to pile {ev.pile} before that")
+        self._rule(
+            Ruling(
+                "unmatched_take_back",
+                ev.t,
+                owner,
+                card,
+                ev.pile,
+                message=f"{owner} took a {_card_name(ev.card)} from pile {ev.pile}, but no such play was seen: ignored",
+            )
+        )
 
     # -- end of the round -----------------------------------------------------------------
 
@@ -542,7 +577,7 @@ class _Referee:
         reason = "ended" if ev.reason == "call" else ev.reason
         self.ended, self.end_t = reason, t
         text = "everyone is stuck: the round ends with no caller" if reason == "stuck" else "the round ends with no caller"
-        self._rule(Ruling("round_end", ev.t, reason=reason, message=text))
+        self._rule(Ruling("round_end", t, reason=reason, message=text))
 
     def _result(self) -> RoundResult:
         on_piles: dict[str, int] = self.foundations.cards_by_owner()
@@ -555,7 +590,7 @@ class _Referee:
                 left = 0
                 if name != self.caller and self.ended is not None:
                     self._rule(
-                        Ruling("no_count", None, name, message=f"no Nertz pile count for {name}: scored as 0 left")
+                        Ruling("no_count", self.end_t, name, message=f"no Nertz pile count for {name}: scored as 0 left")
                     )
             foundation = on_piles.get(name, 0)
             players[name] = PlayerScore(
@@ -571,6 +606,11 @@ class _Referee:
     def _joker_settled(self, pile: int) -> bool:
         p = self.foundations.piles.get(pile)
         return p is None or p.suit is not None
+
+
+def _same_card(top: PlacedCard | None, card: Card) -> bool:
+    """Whether the pile's top card is a copy of ``card`` (so the pile has not moved on)."""
+    return top is not None and top.identity == card
 
 
 def _card_name(card: Card, as_: str | None = None) -> str:

@@ -15,6 +15,7 @@ A ruling is printed as a JSON line ``{"t": ..., "type": "ruling", "kind": ..., .
 ``round_end``       the round ends (``reason``: ``call`` with ``caller``, or ``stuck``/``ended``)
 ``taken_back``      a card that stood was lifted out of the shared area (illegal; it no longer counts)
 ``returned``        a rejected card was taken back, as it had to be
+``unmatched_take_back`` a take-back of a card no play put there (a tracker glitch); ignored
 ``no_count``        no Nertz pile count was reported for a player; scored as 0 left
 ==================  ==========================================================================
 """

@@ -203,7 +203,11 @@ class Table(BaseModel):
 
 def _describe(exc: ValidationError) -> str:
     parts = []
-    for err in exc.errors():
+    errors = exc.errors()
+    # A player that fails validation also shortens the list; say only what is wrong with it.
+    if any(len(e.get("loc", ())) > 1 and e["loc"][0] == "players" for e in errors):
+        errors = [e for e in errors if not (e.get("loc") == ("players",) and e.get("type") == "too_short")]
+    for err in errors:
         where = ".".join(str(x) for x in err.get("loc", ()) if x not in ("function-after[_consistent()]",))
         msg = err.get("msg", "invalid")
         msg = msg.removeprefix("Value error, ")

@@ -170,6 +170,14 @@ def test_worked_example_of_the_rules():
                                  "blue": {"foundation": 15, "nertz_left": 4, "score": 7}}
 
 
+def test_a_late_copy_after_the_pile_moved_on_is_the_wrong_rank():
+    game = Round(make_table(("red", "blue", "green")), [play(1, "red", "AS", 1), play(2, "blue", "2S", 1), play(3, "green", "3S", 1), play(4, "red", "2S", 1)])
+    assert verdicts(game)[-1] == ("red", "2S", "wrong_rank")
+    # but a third copy after a both-stay tie still collides with the pile's top
+    tie = Round(make_table(("red", "blue", "green")), [play(1, "red", "AS", 1), play(2, "blue", "2S", 1), play(2.02, "green", "2S", 1), play(3, "red", "2S", 1)])
+    assert verdicts(tie)[-1] == ("red", "2S", "collision_loser")
+
+
 def test_collision_ruling_names_winner_and_loser():
     game = Round(make_table(), [play(1, "red", "AS", 1), play(2.40, "blue", "2S", 1), play(2.50, "red", "2S", 1)])
     collisions = [r for r in game.rulings if r.kind == "collision"]
@@ -221,8 +229,8 @@ def test_take_backs():
     assert kinds == ["accepted", "rejected", "returned", "accepted", "taken_back"]
     assert game.result.players["blue"].foundation == 0
     assert game.replay().foundations.piles[1].next_card.__str__() == "2S"
-    with pytest.raises(EventError, match="never played"):
-        Round(make_table(), [{"t": 3, "type": "take_back", "player": "red", "card": "9S", "pile": 1}]).replay()
+    stray = Round(make_table(), [{"t": 3, "type": "take_back", "player": "red", "card": "9S", "pile": 1}])
+    assert [r.kind for r in stray.rulings] == ["unmatched_take_back"]
 
 
 class TestJokers:
@@ -230,11 +238,18 @@ class TestJokers:
         game = Round(make_table(), [play(1, "red", "JK", 1)])
         assert verdicts(game) == [("red", "JK", "jokers_off")]
 
-    def test_joker_takes_the_only_legal_identity(self):
-        game = Round(make_table(jokers=True), [play(1, "red", "AH", 1), play(2, "blue", "JK", 1, **{"as": "9C"}), play(3, "red", "3H", 1)])
+    def test_undeclared_joker_takes_the_only_legal_identity(self):
+        game = Round(make_table(jokers=True), [play(1, "red", "AH", 1), play(2, "blue", "JK", 1), play(3, "red", "3H", 1)])
         assert verdicts(game) == [("red", "AH", "accepted"), ("blue", "JK", "accepted"), ("red", "3H", "accepted")]
         assert next(r for r in game.rulings if r.player == "blue").as_ == "2H"
         assert game.result.players["blue"].foundation == 1
+
+    def test_declared_joker_is_what_was_declared(self):
+        ok = Round(make_table(jokers=True), [play(1, "red", "AH", 1), play(2, "blue", "JK", 1, **{"as": "2H"})])
+        assert verdicts(ok)[-1] == ("blue", "JK", "accepted")
+        for declared, reason in (("3H", "wrong_rank"), ("2C", "wrong_suit")):
+            bad = Round(make_table(jokers=True), [play(1, "red", "AH", 1), play(2, "blue", "JK", 1, **{"as": declared})])
+            assert verdicts(bad)[-1] == ("blue", "JK", reason)
 
     def test_declared_joker_starts_a_pile(self):
         game = Round(make_table(jokers=True), [play(1, "red", "JK", 4, **{"as": "AD"}), play(2, "blue", "2D", 4)])
