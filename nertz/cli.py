@@ -173,6 +173,11 @@ def match(
             typer.echo(f"  {n} pays {m.winner} {amount}")
 
 
+from nertz.referee.service.cli import serve as _serve  # noqa: E402  (FastAPI is imported only when it runs)
+
+app.command(name="serve")(_serve)
+
+
 def main() -> None:
     """Entry point of the ``nertz`` console script."""
     try:

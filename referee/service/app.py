@@ -1,0 +1,213 @@
+"""The referee's web service: FastAPI app factory.
+
+``create_app(live)`` wires the routers (``/api/...``, ``/ws``), the static page (``/``), the
+error handlers (input errors are 422, state conflicts 409, unknown items 404; never a 500 for
+bad input), a request body size limit, security headers, and, on a loopback address, a
+Host-header check (against DNS rebinding). The API is documented at ``/docs`` (Swagger UI
+served from this machine) and ``/openapi.json``. Run it with ``nertz serve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from nertz.referee.errors import NertzError
+from nertz.referee.service.live import Conflict, LiveReferee, NotFound
+from nertz.referee.service.routers import events, match, review, round as round_, table, video, ws
+
+__all__ = ["create_app", "MAX_BODY_BYTES", "LOCAL_HOSTS"]
+
+MAX_BODY_BYTES = 64 * 1024
+"""The largest request body accepted (bytes); an event is about 100 bytes."""
+
+LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]", "testserver"]
+"""Host headers accepted when serving on a loopback address (``testserver``: FastAPI's TestClient)."""
+
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "connect-src 'self' ws: wss:; media-src 'none'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+class BodyLimitMiddleware:
+    """Refuse request bodies larger than ``max_bytes`` with 413 (declared or streamed).
+
+    The body is read up to the limit before the app sees it (bodies here are small JSON).
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit() or int(declared) > self.max_bytes:
+                await _send_json(send, 413, {"detail": f"request body larger than {self.max_bytes} bytes"})
+                return
+        body = b""
+        more = True
+        while more:
+            msg = await receive()
+            if msg["type"] == "http.disconnect":
+                return
+            body += msg.get("body", b"")
+            more = bool(msg.get("more_body", False))
+            if len(body) > self.max_bytes:
+                await _send_json(send, 413, {"detail": f"request body larger than {self.max_bytes} bytes"})
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class SecurityHeadersMiddleware:
+    """Add a content security policy and related headers to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(msg: Message) -> None:
+            if msg["type"] == "http.response.start":
+                extra = [
+                    (b"content-security-policy", _CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"),
+                ]
+                msg = {**msg, "headers": list(msg.get("headers", [])) + extra}
+            await send(msg)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _swagger_ui_dir() -> str | None:
+    """The Swagger UI files (``swagger-ui-bundle.js``, ``swagger-ui.css``) that the
+    ``fastapi-offline`` package ships, if it is installed."""
+    try:
+        import fastapi_offline  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    folder = Path(fastapi_offline.__file__).parent / "static"
+    return str(folder) if (folder / "swagger-ui-bundle.js").is_file() else None
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+def create_app(
+    live: LiveReferee,
+    *,
+    token: str | None = None,
+    allowed_hosts: list[str] | None = None,
+    max_body: int = MAX_BODY_BYTES,
+    start_source: bool = True,
+) -> FastAPI:
+    """Build the service around a live referee.
+
+    Args:
+        live: the match in progress (its store, table and source).
+        token: the table token; ``None`` on a loopback address (no token needed). With a
+            token, every state-changing request and the WebSocket must carry it.
+        allowed_hosts: Host headers accepted; default :data:`LOCAL_HOSTS` without a token,
+            any with one.
+        max_body: the largest request body, bytes (larger: 413).
+        start_source: start feeding the round from ``live.source`` while the app runs.
+
+    Returns:
+        The FastAPI app; its lifespan starts and stops the source thread.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+        app.state.loop = asyncio.get_running_loop()
+        if start_source:
+            live.start()
+        try:
+            yield
+        finally:
+            live.stop()
+
+    app = FastAPI(
+        docs_url=None,  # FastAPI's pages load Swagger UI from a CDN; ours serves it locally
+        redoc_url=None,
+        title="Nertz referee",
+        version="0.1.0",
+        description="The live referee of a Nertz table: scoreboard, foundations, rulings, review queue and match. "
+        "Events follow the contract of shared/DESIGN.md.",
+        lifespan=lifespan,
+    )
+    app.state.live = live
+    app.state.token = token
+    app.state.loop = None
+
+    @app.exception_handler(NertzError)
+    async def _nertz_error(request: Request, exc: NertzError) -> JSONResponse:
+        status = 409 if isinstance(exc, Conflict) else 404 if isinstance(exc, NotFound) else 422
+        return JSONResponse({"detail": str(exc)}, status_code=status)
+
+    for module in (round_, events, match, table, review, video):
+        app.include_router(module.router)
+    app.include_router(ws.router)
+
+    static_dir = resources.files("nertz.referee.service").joinpath("static")
+    swagger_dir = _swagger_ui_dir()
+    if swagger_dir is not None:  # mounted before /static, which would shadow it
+        app.mount("/static/swagger", StaticFiles(directory=swagger_dir), name="swagger")
+    app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        if swagger_dir is None:
+            return HTMLResponse(
+                "<!doctype html><title>Nertz referee API</title><p>The API schema is at "
+                '<a href="/openapi.json">/openapi.json</a> (install fastapi-offline for this page).</p>'
+            )
+        return FileResponse(str(static_dir.joinpath("docs.html")), media_type="text/html")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(str(static_dir.joinpath("index.html")), media_type="text/html")
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body)
+    hosts = allowed_hosts if allowed_hosts is not None else (["*"] if token else LOCAL_HOSTS)
+    if hosts != ["*"]:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app

@@ -1,0 +1,157 @@
+"""``nertz serve``: the live referee's web service (registered in :mod:`nertz.cli`).
+
+FastAPI and uvicorn are imported only when the command runs, so other commands start fast.
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import os
+import secrets
+import socket
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+
+__all__ = ["serve", "default_db_path", "is_loopback"]
+
+
+def default_db_path() -> Path:
+    """``$XDG_DATA_HOME/nertz/referee.sqlite3`` (``~/.local/share/nertz/...`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nertz" / "referee.sqlite3"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise NertzError(f"port {port} on {host} is already in use (choose another with --port)") from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise NertzError(f"no permission to listen on {host}:{port} (ports below 1024 need privileges)") from None
+        raise NertzError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    source: Annotated[
+        Optional[str],
+        typer.Option(
+            "--source",
+            "-s",
+            help="Where events come from: an event log (.jsonl) replayed in real time. Default: the bundled sample round.",
+        ),
+    ] = None,
+    table: Annotated[
+        Optional[Path], typer.Option("--table", "-t", help="Table file: players, back colours, rules settings.")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Address to listen on; beyond 127.0.0.1 a table token is required.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0: any free port).")] = 8000,
+    db: Annotated[
+        Optional[Path],
+        typer.Option(help="SQLite event store; an existing match in it is resumed. Default: ~/.local/share/nertz/referee.sqlite3."),
+    ] = None,
+    speed: Annotated[float, typer.Option(min=0.01, max=1000.0, help="Replay speed of an event-log source (1 = real time).")] = 1.0,
+) -> None:
+    """Run the live referee and serve its web page, API (/docs) and WebSocket (/ws)."""
+    from nertz.cli import EXAMPLE_ROUND, example_path, fail
+
+    try:
+        from nertz.referee.events import parse_event
+        from nertz.referee.files import read_table
+        from nertz.referee.round import players_in
+        from nertz.referee.service.sources import LogReplaySource
+        from nertz.referee.store import EventStore
+        from nertz.referee.table import Table
+
+        if source is None:
+            log = example_path(EXAMPLE_ROUND, "events.jsonl")
+            if table is None:
+                table = example_path(EXAMPLE_ROUND, "table.json")
+        else:
+            log = Path(source)
+            if log.suffix not in (".jsonl", ".json", ".ndjson") or not log.is_file():
+                raise NertzError(
+                    f"{source}: not an event log (.jsonl); the camera sources (webcam, video, stream) "
+                    "come with the vision pipeline and are not available yet"
+                )
+        src = LogReplaySource(log, speed=speed)
+        tbl = read_table(table) if table is not None else None
+        if tbl is None:
+            tbl = Table.default(players_in(parse_event(ev) for ev in src.contract_events))
+        if db is None:
+            db = default_db_path()
+            db.parent.mkdir(parents=True, exist_ok=True)
+        store = EventStore(db)
+        remote = not is_loopback(host)
+        sock = _bind(host, port)
+    except NertzError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or db}: {exc.strerror or exc}")
+
+    import uvicorn
+
+    from nertz.referee.service.app import create_app
+    from nertz.referee.service.live import LiveReferee
+
+    try:
+        live = LiveReferee(store, tbl, src)
+    except NertzError as exc:
+        sock.close()
+        fail(str(exc))
+    token = secrets.token_urlsafe(16) if remote else None
+    app = create_app(live, token=token)
+    bound_port = sock.getsockname()[1]
+    shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
+    url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{bound_port}/"
+    typer.echo(f"nertz referee: match {live.match_no}, round {live.current.number} ({'resumed from' if live.resumed else 'new in'} {db})")
+    typer.echo(f"source: {src.name} {log} at speed {speed:g}")
+    if token:
+        typer.echo(f"table token: {token}")
+        typer.echo(f"open {url}?token={token} on the players' devices (the scoreboard alone needs no token)")
+    else:
+        typer.echo(f"open {url}")
+    if live.resumed and table is not None and live.table is not None and live.table.to_dict() != tbl.to_dict():
+        typer.echo(f"note: the match stored in {db} keeps its own table, not {table} (give another --db to start afresh)")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        ws="websockets-sansio" if _has_sansio() else "auto",
+        ws_max_size=64 * 1024,
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def _has_sansio() -> bool:
+    try:
+        import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
+    except ImportError:
+        return False
+    return True

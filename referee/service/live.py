@@ -1,0 +1,620 @@
+"""The live referee: a match in progress, fed by a source and by people, kept in the store.
+
+:class:`LiveReferee` owns the state the web service shows. It keeps no rules of its own:
+the current round is a :class:`nertz.referee.round.Round` replayed from the round's events
+(with people's corrections applied to those events first), and the match is a
+:class:`nertz.referee.match.Match` of the closed rounds' results. Every input is appended to
+the :class:`nertz.referee.store.EventStore` *before* it changes the state, and on start the
+state is rebuilt by folding the store's entries, so a process killed at any moment comes back
+exactly as it was.
+
+Thread safety: one re-entrant lock guards every change; the source runs in its own thread;
+listeners (the WebSocket) get each message through a callback called under the lock, so they
+see the messages in the order the changes happened.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nertz.referee.errors import EventError, NertzError
+from nertz.referee.events import ResultLine, RulingLine, parse_event
+from nertz.referee.match import Match
+from nertz.referee.round import Round
+from nertz.referee.store import Entry, EventStore
+from nertz.referee.table import Table
+
+from nertz.referee.service.sources import Source
+
+__all__ = ["LiveReferee", "RoundData", "StoredEvent", "Conflict", "NotFound", "REVIEW_BELOW", "CORRECTION_ACTIONS"]
+
+REVIEW_BELOW = 0.9
+"""Plays reported with a confidence below this go to the review queue (0..1)."""
+
+CORRECTION_ACTIONS = ("confirm", "change_owner", "replace", "reject")
+_REPLACEABLE = {"player", "card", "pile", "t", "count", "as"}
+
+
+class Conflict(NertzError):
+    """An action that the match's current state does not allow (HTTP 409)."""
+
+
+class NotFound(NertzError):
+    """An unknown review item or event (HTTP 404)."""
+
+
+@dataclass
+class StoredEvent:
+    """An event of a round as stored: its ``seq``, who reported it, the contract event, and
+    its index in the source (for source events)."""
+
+    seq: int
+    origin: str
+    event: dict[str, Any]
+    index: int | None = None  # position in the source, for source events
+
+
+@dataclass
+class RoundData:
+    """One round's inputs: number, when it started (Unix seconds), the clock speed, its
+    events, the corrections by target ``seq``, and whether it was closed into the match."""
+
+    number: int
+    wall_start: float
+    speed: float
+    events: list[StoredEvent] = field(default_factory=list)
+    corrections: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    closed: bool = False
+
+
+def _apply_corrections(ev: dict[str, Any], corrections: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The event as the corrections leave it (``None``: rejected, it did not happen)."""
+    current: dict[str, Any] | None = ev
+    for c in corrections:
+        action = c["action"]
+        if action == "reject":
+            current = None
+        elif action in ("change_owner", "replace"):
+            current = dict(current if current is not None else ev)
+            for key, value in c.get("fields", {}).items():
+                current[key] = value
+    return current
+
+
+class LiveReferee:
+    """A match in progress, restored from and written to an event store.
+
+    Args:
+        store: the append-only store (its last match is resumed, if any).
+        table: the table for a new match; ignored when the store holds a match (its own
+            table is resumed); required when the store is empty.
+        source: where live events come from (``None``: only people post events).
+        review_below: plays with a lower confidence go to the review queue.
+
+    Raises:
+        NertzError: an empty store and no table, or a store whose entries do not replay.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        table: Table | None = None,
+        source: Source | None = None,
+        review_below: float = REVIEW_BELOW,
+    ) -> None:
+        self.store = store
+        self.source = source
+        self.review_below = review_below
+        self._lock = threading.RLock()
+        self._listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._msg_n = 0
+        self.match_no = 0
+        self.table: Table | None = None
+        self.rounds: list[RoundData] = []
+        self._round: Round | None = None
+        self._announced: list[dict[str, Any]] = []
+        self._last_result: dict[str, Any] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.resumed = False
+        self._restore()
+        if self.table is None:
+            if table is None:
+                raise NertzError("the store holds no match: a table is needed to start one")
+            self._start_match(table, origin="service")
+        else:
+            self.resumed = True
+            self._repair()
+
+    # -- restore -------------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        entries = list(self.store.entries())
+        last_start = max((e.match for e in entries if e.kind == "match_start"), default=0)
+        if not last_start:
+            return
+        for e in entries:
+            if e.match == last_start:
+                self._fold(e)
+        self._rebuild_round()
+        self._announced = [r.to_json() for r in self._round.rulings] if self._round else []
+        self._last_result = self._round.result.to_json() if self._round else None
+
+    def _repair(self) -> None:
+        """Finish a step that a kill cut in two: a match started without its first round, or
+        a round closed without the next one started (each half is its own transaction)."""
+        if not self.rounds:
+            self._start_round(1, origin="service")
+        elif self.current.closed and not self.match(include_current=False).is_over:
+            self._start_round(self.current.number + 1, origin="service")
+
+    def _fold(self, e: Entry) -> None:
+        d = e.data
+        if e.kind == "match_start":
+            self.match_no = e.match
+            self.table = Table.from_dict(d["table"], source="stored table")
+            self.rounds = []
+        elif e.kind == "table":
+            self.table = Table.from_dict(d["table"], source="stored table")
+        elif e.kind == "round_start":
+            self.rounds.append(RoundData(int(d["number"]), float(d["wall_start"]), float(d.get("speed", 1.0))))
+        elif e.kind == "event":
+            self.rounds[-1].events.append(StoredEvent(e.seq, e.origin, d["event"], d.get("index")))
+        elif e.kind == "correction":
+            self.rounds[-1].corrections.setdefault(int(d["target"]), []).append(d)
+        elif e.kind == "round_close":
+            self.rounds[-1].closed = True
+
+    # -- building rounds and the match ---------------------------------------------------
+
+    def _effective(self, rd: RoundData) -> list[tuple[StoredEvent, dict[str, Any]]]:
+        out = []
+        for se in rd.events:
+            ev = _apply_corrections(se.event, rd.corrections.get(se.seq, []))
+            if ev is not None:
+                out.append((se, ev))
+        return out
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock that guards the state; hold it to read several things consistently."""
+        return self._lock
+
+    def effective_events(self, rd: RoundData) -> list[tuple[StoredEvent, dict[str, Any]]]:
+        """A round's events as its corrections leave them (rejected ones left out)."""
+        return self._effective(rd)
+
+    def round_of(self, rd: RoundData) -> Round:
+        """A round replayed from its (corrected) events."""
+        return self._build(rd)
+
+    def _build(self, rd: RoundData, extra: list[dict[str, Any]] = ()) -> Round:  # type: ignore[assignment]
+        assert self.table is not None
+        game = Round(self.table, [ev for _, ev in self._effective(rd)] + list(extra))
+        game.replay()  # raises EventError for a history that does not replay
+        return game
+
+    def _rebuild_round(self) -> None:
+        self._round = self._build(self.rounds[-1]) if self.rounds else None
+
+    def _closed_results(self) -> list[dict[str, int]]:
+        out = []
+        for rd in self.rounds:
+            if rd.closed:
+                res = self._build(rd).result
+                out.append({n: s.score for n, s in res.players.items()})
+        return out
+
+    def match(self, include_current: bool = True) -> Match:
+        """The match so far: the closed rounds, plus the current one once it has ended
+        (and is not closed yet) when ``include_current``."""
+        with self._lock:
+            assert self.table is not None
+            rounds = self._closed_results()
+            rd = self.rounds[-1]
+            if include_current and not rd.closed and self._round is not None and self._round.result.ended:
+                rounds.append({n: s.score for n, s in self._round.result.players.items()})
+            m = Match(self.table.names, self.table.rules.target)
+            for r in rounds:
+                if m.is_over:
+                    break
+                m.add_round(r)
+            return m
+
+    # -- the clock -----------------------------------------------------------------------
+
+    @property
+    def current(self) -> RoundData:
+        """The current round's data (the last one of the match)."""
+        return self.rounds[-1]
+
+    def clock(self) -> float:
+        """The current round's clock: source seconds since the round started."""
+        rd = self.current
+        return max(0.0, (time.time() - rd.wall_start) * rd.speed)
+
+    @property
+    def round(self) -> Round:
+        """The current round, replayed from its (corrected) events."""
+        assert self._round is not None
+        return self._round
+
+    # -- listeners -----------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(message)`` for every change, in order; returns an unsubscribe."""
+        with self._lock:
+            self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._listeners:
+                    self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        self._msg_n += 1
+        message = {"n": self._msg_n, "match": self.match_no, "round": self.current.number, **message}
+        for cb in list(self._listeners):
+            try:
+                cb(message)
+            except Exception:  # a broken listener must not stop the referee
+                self._listeners.remove(cb)
+
+    def _announce_changes(self) -> None:
+        """Store and emit the rulings and the score that changed with the last input."""
+        assert self._round is not None
+        rulings = [r.to_json() for r in self._round.rulings]
+        old = Counter(_key(r) for r in self._announced)
+        new = Counter(_key(r) for r in rulings)
+        # A late report or a correction can change earlier rulings: withdraw what no longer holds.
+        for r in self._announced:
+            k = _key(r)
+            if new[k] > 0:
+                new[k] -= 1
+                continue
+            self._emit({"type": "ruling_withdrawn", "ruling": r})
+        for r in rulings:
+            k = _key(r)
+            if old[k] > 0:
+                old[k] -= 1
+                continue
+            self.store.append("ruling", {"ruling": r}, match=self.match_no, round=self.current.number, origin="referee")
+            self._emit({"type": "ruling", "ruling": r})
+        self._announced = rulings
+        result = self._round.result.to_json()
+        if result != self._last_result:
+            self._last_result = result
+            self._emit({"type": "score", "result": result})
+
+    # -- inputs --------------------------------------------------------------------------
+
+    def push_event(self, event: dict[str, Any], origin: str = "api", index: int | None = None) -> dict[str, Any]:
+        """Add one contract event to the current round: validated, stored, ruled, broadcast.
+
+        A missing ``t`` (where the contract requires one) is filled with the round clock.
+
+        Returns:
+            ``{"seq": ..., "event": the stored event}``.
+
+        Raises:
+            EventError: the event does not validate or does not replay (unknown player,
+                a take-back of a card never played, an unknown review id, ...).
+            Conflict: the round is closed (the match is over).
+        """
+        with self._lock:
+            rd = self.current
+            if rd.closed:
+                raise Conflict("the match is over: start a new match")
+            ev = dict(event)
+            if ev.get("t") is None and ev.get("type") in ("play", "call", "take_back"):
+                ev["t"] = round(self.clock(), 3)
+            parsed = parse_event(ev)
+            if isinstance(parsed, (RulingLine, ResultLine)):
+                raise EventError("ruling and result lines are the referee's output, not events")
+            ev = parsed.to_json()
+            if ev.get("type") == "resolve" and ev.get("id") not in self.round.result.reviews:
+                raise EventError(f"no open review item {ev.get('id')!r} in this round")
+            game = self._build(rd, [ev])
+            jpeg = None
+            if ev.get("type") == "play" and ev.get("confidence", 1.0) < self.review_below and self.source is not None:
+                jpeg = self.source.frame()
+            data: dict[str, Any] = {"event": ev}
+            if index is not None:
+                data["index"] = index
+            entry = self.store.append("event", data, match=self.match_no, round=rd.number, origin=origin, jpeg=jpeg)
+            rd.events.append(StoredEvent(entry.seq, origin, ev, index))
+            self._round = game
+            self._emit({"type": "event", "seq": entry.seq, "origin": origin, "event": ev})
+            self._announce_changes()
+            return {"seq": entry.seq, "event": ev}
+
+    def correct(self, target: int, action: str, fields: dict[str, Any] | None = None, origin: str = "api") -> dict[str, Any]:
+        """Correct an earlier event of the current round (stored as a correction entry;
+        the round is replayed with it).
+
+        Args:
+            target: the ``seq`` of the event.
+            action: ``confirm`` (it was right), ``change_owner`` (``fields["player"]``),
+                ``replace`` (any of ``player``, ``card``, ``pile``, ``t``, ``count``, ``as``),
+                ``reject`` (it did not happen).
+
+        Raises:
+            NotFound: no such event in the current round.
+            EventError: the corrected round does not validate.
+            Conflict: the round is closed.
+        """
+        fields = dict(fields or {})
+        with self._lock:
+            rd = self.current
+            if rd.closed:
+                raise Conflict("the round is closed: corrections apply to the current round")
+            se = next((s for s in rd.events if s.seq == target), None)
+            if se is None:
+                raise NotFound(f"no event {target} in the current round")
+            if action not in CORRECTION_ACTIONS:
+                raise EventError(f"unknown correction {action!r} (one of: {', '.join(CORRECTION_ACTIONS)})")
+            if action == "change_owner" and set(fields) != {"player"}:
+                raise EventError("change_owner needs exactly one field: player")
+            if action == "replace":
+                if not fields:
+                    raise EventError("replace needs at least one field to change")
+                bad = set(fields) - _REPLACEABLE
+                bad |= {k for k in fields if k not in se.event and not (k == "as" and se.event.get("type") == "play")}
+                if bad:
+                    raise EventError(f"a {se.event.get('type')} event has no field(s) {', '.join(sorted(bad))} to correct")
+            if action in ("confirm", "reject"):
+                fields = {}
+            corr = {"target": target, "action": action, "fields": fields}
+            trial = copy.deepcopy(rd)
+            trial.corrections.setdefault(target, []).append(corr)
+            effective = _apply_corrections(se.event, trial.corrections[target])
+            if effective is not None:
+                parse_event(effective)  # a field of the wrong form is an EventError
+            game = self._build(trial)
+            self.store.append("correction", corr, match=self.match_no, round=rd.number, origin=origin)
+            rd.corrections.setdefault(target, []).append(corr)
+            self._round = game
+            self._emit({"type": "correction", **corr})
+            self._announce_changes()
+            return corr
+
+    def resolve_review(self, item_id: str, action: str, *, player: str | None = None, as_: str | None = None) -> dict[str, Any]:
+        """Answer a review item.
+
+        - ``play:<seq>`` (a low-confidence play): ``confirm``, ``change_owner`` (to
+          ``player``) or ``reject``;
+        - ``tie:<pile>:<card>``: ``resolve`` with ``player`` the winner (a ``resolve`` event);
+        - ``joker:<pile>``: ``resolve`` with ``as_`` the card it stands for.
+
+        Raises:
+            NotFound: no such open item. EventError: an answer that does not fit the item.
+        """
+        with self._lock:
+            items = {i["id"]: i for i in self.reviews()}
+            if item_id not in items:
+                raise NotFound(f"no open review item {item_id!r}")
+            if item_id.startswith("play:"):
+                if action not in ("confirm", "change_owner", "reject"):
+                    raise EventError("a play under review is answered with confirm, change_owner or reject")
+                fields = {"player": player} if action == "change_owner" else {}
+                if action == "change_owner" and not player:
+                    raise EventError("change_owner needs the player who really played the card")
+                return self.correct(int(item_id.split(":", 1)[1]), action, fields, origin="review")
+            if action not in ("resolve", "confirm"):
+                raise EventError(f"{item_id} is answered with action 'resolve'")
+            ev: dict[str, Any] = {"type": "resolve", "id": item_id}
+            if item_id.startswith("tie:"):
+                if not player:
+                    raise EventError("a tie is resolved by naming the player whose card stays")
+                ev["winner"] = player
+            else:
+                if not as_:
+                    raise EventError("a joker is resolved by naming the card it stands for ('as')")
+                ev["as"] = as_
+            return self.push_event(ev, origin="review")
+
+    def reviews(self) -> list[dict[str, Any]]:
+        """The open review items of the current round: low-confidence plays not yet
+        answered, and the rules engine's open items (strict ties, undeclared jokers)."""
+        with self._lock:
+            rd = self.current
+            game = self.round
+            out: list[dict[str, Any]] = []
+            for se in rd.events:
+                ev = se.event
+                if ev.get("type") != "play" or ev.get("confidence", 1.0) >= self.review_below:
+                    continue
+                if rd.corrections.get(se.seq):
+                    continue
+                ruling = next(
+                    (
+                        r.to_json()
+                        for r in game.rulings
+                        if r.kind in ("accepted", "rejected")
+                        and r.t == ev["t"]
+                        and r.card == ev["card"]
+                        and r.pile == ev["pile"]
+                        and r.player == self.table.owner_of(ev["player"])  # type: ignore[union-attr]
+                    ),
+                    None,
+                )
+                out.append(
+                    {
+                        "id": f"play:{se.seq}",
+                        "kind": "low_confidence",
+                        "seq": se.seq,
+                        "event": ev,
+                        "ruling": ruling,
+                        "message": f"{ev['player']}'s {ev['card']} on pile {ev['pile']} was seen with confidence "
+                        f"{ev.get('confidence', 1.0):.2f}: is it right?",
+                        "has_frame": self.store.frame(se.seq) is not None,
+                        "actions": ["confirm", "change_owner", "reject"],
+                    }
+                )
+            for rid in game.result.reviews:
+                ruling = next((r.to_json() for r in game.rulings if r.id == rid), None)
+                out.append(
+                    {
+                        "id": rid,
+                        "kind": "tie" if rid.startswith("tie:") else "joker",
+                        "seq": None,
+                        "event": None,
+                        "ruling": ruling,
+                        "message": (ruling or {}).get("message", rid),
+                        "has_frame": False,
+                        "actions": ["resolve"],
+                    }
+                )
+            return out
+
+    def stuck(self, origin: str = "button") -> dict[str, Any]:
+        """Everyone is stuck: the first time in a round a ``stuck`` event (everyone turns
+        the waste over, play resumes); the second time the round ends with no caller."""
+        with self._lock:
+            already = any(se.event.get("type") == "stuck" for se in self.current.events)
+            if already:
+                return self.push_event({"type": "round_end", "reason": "stuck", "t": round(self.clock(), 3)}, origin)
+            return self.push_event({"type": "stuck", "t": round(self.clock(), 3)}, origin)
+
+    def end_round(self, origin: str = "button") -> dict[str, Any]:
+        """End the round with no caller (a person decided)."""
+        return self.push_event({"type": "round_end", "reason": "ended", "t": round(self.clock(), 3)}, origin)
+
+    def next_round(self, origin: str = "button") -> dict[str, Any]:
+        """Close the current (ended) round into the match and start the next one, unless the
+        match is now over.
+
+        Raises:
+            Conflict: the round has not ended, or it is already closed.
+        """
+        with self._lock:
+            rd = self.current
+            if rd.closed:
+                raise Conflict("the match is over: start a new match")
+            result = self.round.result
+            if result.ended is None:
+                raise Conflict("the round has not ended: call Nertz, declare everyone stuck or end it first")
+            self._stop_source()
+            self.store.append("round_close", {"result": result.to_json()}, match=self.match_no, round=rd.number, origin=origin)
+            rd.closed = True
+            m = self.match(include_current=False)
+            self._emit({"type": "round_close", "result": result.to_json(), "over": m.is_over, "winner": m.winner})
+            if not m.is_over:
+                self._start_round(rd.number + 1, origin)
+            return {"closed": rd.number, "over": m.is_over, "winner": m.winner, "round": self.current.number}
+
+    def new_match(self, origin: str = "button") -> dict[str, Any]:
+        """Start a new match at the same table (the old one stays in the store)."""
+        with self._lock:
+            self._stop_source()
+            assert self.table is not None
+            self._start_match(self.table, origin)
+            return {"match": self.match_no, "round": self.current.number}
+
+    def set_table(self, table: Table, origin: str = "calibration") -> None:
+        """Replace the table's calibration (regions, back colours). The players and the rules
+        must stay as they are (they are the match's).
+
+        Raises:
+            Conflict: the players or the rules differ.
+        """
+        with self._lock:
+            assert self.table is not None
+            if table.names != self.table.names or table.rules != self.table.rules:
+                raise Conflict("calibration may change regions and back colours, not the players or the rules")
+            self.store.append("table", {"table": table.to_dict()}, match=self.match_no, round=0, origin=origin)
+            self.table = table
+            self._rebuild_round()
+            self._emit({"type": "table", "table": table.to_dict()})
+
+    def _start_match(self, table: Table, origin: str) -> None:
+        self.match_no += 1
+        existing = max((e.match for e in self.store.entries() if e.kind == "match_start"), default=0)
+        self.match_no = max(self.match_no, existing + 1)
+        self.store.append("match_start", {"table": table.to_dict()}, match=self.match_no, round=0, origin=origin)
+        self.table = table
+        self.rounds = []
+        self._start_round(1, origin)
+        self._emit({"type": "match_start", "table": table.to_dict()})
+
+    def _start_round(self, number: int, origin: str) -> None:
+        speed = self.source.speed if self.source is not None else 1.0
+        wall = time.time()
+        self.store.append(
+            "round_start", {"number": number, "wall_start": wall, "speed": speed}, match=self.match_no, round=number, origin=origin
+        )
+        self.rounds.append(RoundData(number, wall, speed))
+        self._rebuild_round()
+        self._announced = []
+        self._last_result = self.round.result.to_json()
+        self._emit({"type": "round_start", "wall_start": wall, "speed": speed})
+        if self._running:
+            self._start_source()
+
+    # -- the source thread ---------------------------------------------------------------
+
+    _running = False
+
+    def start(self) -> None:
+        """Start feeding the current round from the source (no-op without one)."""
+        with self._lock:
+            self._running = True
+            self._start_source()
+
+    def stop(self) -> None:
+        """Stop the source thread (the state stays in the store)."""
+        with self._lock:
+            self._running = False
+        self._stop_source(join=True)
+
+    def _start_source(self) -> None:
+        if self.source is None or self.current.closed:
+            return
+        self._stop_source()
+        stop = threading.Event()
+        self._stop = stop
+        rd = self.current
+        done = [se.index for se in rd.events if se.index is not None and se.origin == f"source:{self.source.name}"]
+        skip = max(done) + 1 if done else 0
+        self._thread = threading.Thread(target=self._feed, args=(rd.number, skip, stop), name="nertz-source", daemon=True)
+        self._thread.start()
+
+    def _stop_source(self, join: bool = False) -> None:
+        # The feeding thread checks the stop flag under the lock before each push, so a
+        # thread still waiting for the lock pushes nothing after this; joining is only
+        # safe without the lock held (stop()).
+        self._stop.set()
+        th = self._thread
+        if join and th is not None and th is not threading.current_thread():
+            th.join(timeout=5)
+        self._thread = None
+
+    def _feed(self, number: int, skip: int, stop: threading.Event) -> None:
+        assert self.source is not None
+        origin = f"source:{self.source.name}"
+        for index, event in self.source.events(skip, self.clock, stop):
+            with self._lock:
+                if stop.is_set() or self.current.number != number or self.current.closed:
+                    return
+                try:
+                    self.push_event(event, origin=origin, index=index)
+                except NertzError as exc:
+                    self._emit({"type": "source_error", "index": index, "message": str(exc)})
+
+    def frame(self) -> bytes | None:
+        """The source's latest JPEG frame, or ``None``."""
+        return self.source.frame() if self.source is not None else None
+
+
+def _key(r: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(r, sort_keys=True)

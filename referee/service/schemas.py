@@ -1,0 +1,257 @@
+"""Request and response models of the referee service (pydantic; they make the OpenAPI schema).
+
+Request bodies are strict (unknown keys refused, bounded strings and numbers) so that bad input
+is a 422 with the field named, never a 500. Events in the contract format are validated a
+second time by the rules engine (:func:`nertz.referee.events.parse_event`), which is the
+authority on their meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CARD_PATTERN = r"^([A2-9TJQK][SHDC]|JK)$"
+REAL_CARD_PATTERN = r"^[A2-9TJQK][SHDC]$"
+HEX_PATTERN = r"^#[0-9a-fA-F]{6}$"
+
+Name = Annotated[str, Field(min_length=1, max_length=40, description="a player's (or partner's) name")]
+CardText = Annotated[str, Field(pattern=CARD_PATTERN, description="card notation, e.g. '7S', 'TH', 'JK'")]
+RealCard = Annotated[str, Field(pattern=REAL_CARD_PATTERN, description="a real card, e.g. '5H'")]
+Seconds = Annotated[float, Field(ge=0, le=1e6, description="seconds from the start of the round's source")]
+PileNo = Annotated[int, Field(ge=0, le=10_000, description="a foundation's number")]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class PlayIn(_In):
+    """A card put on a foundation (``t`` omitted: now, by the round clock)."""
+
+    type: Literal["play"]
+    t: Seconds | None = None
+    player: Name
+    card: CardText
+    pile: PileNo
+    confidence: float = Field(1.0, ge=0, le=1)
+    as_: RealCard | None = Field(None, alias="as")
+
+
+class CallIn(_In):
+    """A player calls "Nertz!" (``t`` omitted: now)."""
+
+    type: Literal["call"]
+    t: Seconds | None = None
+    player: Name
+
+
+class NertzLeftIn(_In):
+    """A player's Nertz pile count."""
+
+    type: Literal["nertz_left"]
+    t: Seconds | None = None
+    player: Name
+    count: int = Field(ge=0, le=13)
+
+
+class RoundEndIn(_In):
+    """The round ends with no caller."""
+
+    type: Literal["round_end"]
+    t: Seconds | None = None
+    reason: Literal["stuck", "ended"] = "stuck"
+
+
+class TakeBackIn(_In):
+    """A card lifted out of the shared area."""
+
+    type: Literal["take_back"]
+    t: Seconds | None = None
+    player: Name
+    card: CardText
+    pile: PileNo
+
+
+class DeclareIn(_In):
+    """A joker's identity, declared after it was played."""
+
+    type: Literal["declare"]
+    t: Seconds | None = None
+    pile: PileNo
+    as_: RealCard = Field(alias="as")
+    player: Name | None = None
+
+
+class ResolveIn(_In):
+    """A person's answer to one of the rules engine's review items (``tie:..``, ``joker:..``)."""
+
+    type: Literal["resolve"]
+    t: Seconds | None = None
+    id: str = Field(min_length=1, max_length=100)
+    winner: Name | None = None
+    as_: RealCard | None = Field(None, alias="as")
+
+
+class StuckIn(_In):
+    """Everyone was stuck and turned the waste over (information only)."""
+
+    type: Literal["stuck"]
+    t: Seconds | None = None
+
+
+EventIn = Annotated[
+    Union[PlayIn, CallIn, NertzLeftIn, RoundEndIn, TakeBackIn, DeclareIn, ResolveIn, StuckIn],
+    Field(discriminator="type"),
+]
+"""An input event in the contract format of ``shared/DESIGN.md``."""
+
+
+class PlayerIn(_In):
+    """One player named in an action."""
+
+    player: Name
+
+
+class ReviewAnswer(_In):
+    """An answer to a review item.
+
+    ``play:<seq>`` items: ``confirm``, ``change_owner`` (with ``player``) or ``reject``.
+    ``tie:<pile>:<card>``: ``resolve`` with ``player`` (the winner). ``joker:<pile>``:
+    ``resolve`` with ``as``.
+    """
+
+    action: Literal["confirm", "change_owner", "reject", "resolve"]
+    player: Name | None = None
+    as_: RealCard | None = Field(None, alias="as")
+
+
+class CorrectionIn(_In):
+    """A correction of an event of the current round, named by its ``seq``."""
+
+    action: Literal["confirm", "change_owner", "replace", "reject"]
+    player: Name | None = None
+    card: CardText | None = None
+    pile: PileNo | None = None
+    t: Seconds | None = None
+    count: int | None = Field(None, ge=0, le=13)
+    as_: RealCard | None = Field(None, alias="as")
+
+
+Point = Annotated[list[Annotated[float, Field(ge=-1e5, le=1e5)]], Field(min_length=2, max_length=2)]
+Polygon = Annotated[list[Point], Field(min_length=3, max_length=64)]
+
+
+class CalibrationIn(_In):
+    """New calibration: the shared area, players' zones (image pixels) and back colours."""
+
+    shared_area: Polygon | None = None
+    zones: dict[Annotated[str, Field(min_length=1, max_length=40)], Polygon] = Field(default_factory=dict, max_length=12)
+    backs: dict[Annotated[str, Field(min_length=1, max_length=40)], Annotated[str, Field(pattern=HEX_PATTERN)]] = Field(
+        default_factory=dict, max_length=12
+    )
+
+
+# -- responses --------------------------------------------------------------------------------
+
+
+class PlayerOut(BaseModel):
+    name: str
+    back: str
+    members: list[str] = []
+
+
+class TableOut(BaseModel):
+    players: list[PlayerOut]
+    rules: dict[str, Any]
+    shared_area: list[list[float]] | None = None
+    zones: dict[str, list[list[float]]] = {}
+
+
+class PlacedOut(BaseModel):
+    card: str
+    owner: str
+    t: float
+    as_: str | None = Field(None, serialization_alias="as")
+
+
+class PileOut(BaseModel):
+    pile: int
+    top: str | None
+    suit: str | None
+    complete: bool
+    cards: list[PlacedOut]
+
+
+class PlayerScoreOut(BaseModel):
+    name: str
+    back: str
+    foundation: int
+    nertz_left: int
+    nertz_known: bool = Field(description="a Nertz pile count was reported (else nertz_left is 0 by default)")
+    score: int
+    called: bool
+    total: int = Field(description="match total: closed rounds plus this round")
+
+
+class StoredEventOut(BaseModel):
+    seq: int
+    origin: str
+    event: dict[str, Any]
+    corrections: list[dict[str, Any]] = []
+
+
+class ReviewItemOut(BaseModel):
+    id: str
+    kind: Literal["low_confidence", "tie", "joker"]
+    seq: int | None
+    event: dict[str, Any] | None
+    ruling: dict[str, Any] | None
+    message: str
+    has_frame: bool
+    actions: list[str]
+
+
+class RoundOut(BaseModel):
+    match: int
+    round: int
+    closed: bool
+    clock: float = Field(description="the round clock, source seconds")
+    speed: float = Field(description="source seconds per wall-clock second (1 for a camera)")
+    source: str | None
+    ended: str | None
+    end_t: float | None
+    caller: str | None
+    target: int
+    players: list[PlayerScoreOut]
+    piles: list[PileOut]
+    events: list[StoredEventOut]
+    rulings: list[dict[str, Any]]
+    reviews: list[ReviewItemOut]
+    result: dict[str, Any]
+
+
+class MatchOut(BaseModel):
+    match: int
+    players: list[str]
+    target: int
+    rounds: list[dict[str, int]] = Field(description="each counted round's scores, closed rounds first")
+    current_counted: bool = Field(description="the current round has ended and is counted in rounds")
+    totals: dict[str, int]
+    rounds_won: dict[str, int]
+    over: bool
+    winner: str | None
+    leaders: list[str]
+    settlement: dict[str, int]
+
+
+class Accepted(BaseModel):
+    """What an action did."""
+
+    ok: bool = True
+    detail: dict[str, Any] = {}
+
+
+class Problem(BaseModel):
+    detail: Any

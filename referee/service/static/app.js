@@ -1,0 +1,434 @@
+// Nertz referee page: plain JavaScript, no build step, no network beyond this server.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+
+  // -- the table token (remote mode): taken from ?token= once, then kept ---------------------
+  const params = new URLSearchParams(location.search);
+  if (params.get("token")) {
+    localStorage.setItem("nertz-token", params.get("token"));
+    params.delete("token");
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+  }
+  const token = () => localStorage.getItem("nertz-token") || "";
+
+  async function api(method, path, body) {
+    const headers = {};
+    if (token()) headers["X-Table-Token"] = token();
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      const msg = typeof data.detail === "string" ? data.detail : res.status + " " + res.statusText;
+      flash(msg);
+      throw new Error(msg);
+    }
+    return data;
+  }
+
+  let flashTimer = null;
+  function flash(msg) {
+    const s = $("status");
+    s.textContent = msg;
+    s.style.color = "#ffd866";
+    clearTimeout(flashTimer);
+    flashTimer = setTimeout(() => { s.style.color = ""; renderStatus(); }, 5000);
+  }
+
+  // -- speech: rulings spoken by the browser, with a mute switch kept in localStorage ---------
+  const RANKS = { A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
+    T: "ten", J: "jack", Q: "queen", K: "king" };
+  const SUITS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  const SPOKEN = new Set(["rejected", "collision", "false_call", "round_end", "taken_back", "review", "declare", "call_after_end"]);
+  const mute = $("mute");
+  mute.checked = localStorage.getItem("nertz-mute") === "1";
+  mute.addEventListener("change", () => {
+    localStorage.setItem("nertz-mute", mute.checked ? "1" : "0");
+    if (mute.checked && window.speechSynthesis) speechSynthesis.cancel();
+  });
+  function speakable(text) {
+    let s = text.replace(/\b([A2-9TJQK])([SHDC])\b/g, (m, r, su) => RANKS[r] + " of " + SUITS[su]).replace(/\bJK\b/g, "joker");
+    return s.charAt(0).toUpperCase() + s.slice(1);
+  }
+  function speak(ruling) {
+    if (mute.checked || !window.speechSynthesis || !ruling.message || !SPOKEN.has(ruling.kind)) return;
+    const u = new SpeechSynthesisUtterance(speakable(ruling.message));
+    u.rate = 1.05;
+    speechSynthesis.speak(u);
+  }
+
+  // -- state -------------------------------------------------------------------------------
+  let round = null, match = null, table = null;
+  const colour = (name) => {
+    const p = table && table.players.find((q) => q.name === name);
+    return p ? p.back : "#888";
+  };
+
+  async function refresh() {
+    try {
+      const [r, m] = await Promise.all([api("GET", "/api/round"), api("GET", "/api/match")]);
+      if (!table || (round && r.match !== round.match)) table = await api("GET", "/api/table");
+      round = r; match = m;
+      render();
+    } catch (e) { /* shown by flash */ }
+  }
+  let pending = null;
+  function scheduleRefresh() {
+    if (pending) return;
+    pending = setTimeout(() => { pending = null; refresh(); }, 80);
+  }
+
+  // -- live connection: WebSocket, polling while it is down (or without a token) --------------
+  let ws = null, pollTimer = null, retry = 1500;
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const q = token() ? "?token=" + encodeURIComponent(token()) : "";
+    ws = new WebSocket(proto + "//" + location.host + "/ws" + q);
+    ws.onopen = () => { retry = 1500; $("conn").classList.add("live"); clearInterval(pollTimer); pollTimer = null; };
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "ruling") speak(msg.ruling);
+      if (msg.type === "table") table = null;
+      scheduleRefresh();
+    };
+    ws.onclose = () => {
+      $("conn").classList.remove("live");
+      if (!pollTimer) pollTimer = setInterval(refresh, 2000);
+      retry = Math.min(retry * 2, 30000);  // no token on a remote table: keep polling, retry seldom
+      setTimeout(connect, retry);
+    };
+  }
+
+  // -- rendering ---------------------------------------------------------------------------
+  function fmtT(t) {
+    if (t === null || t === undefined) return "";
+    const m = Math.floor(t / 60), s = Math.floor(t % 60);
+    return m + ":" + String(s).padStart(2, "0");
+  }
+
+  function renderStatus() {
+    if (!round) return;
+    const s = $("status");
+    if (round.closed) s.textContent = match && match.winner ? match.winner + " wins the match" : "match over";
+    else if (round.ended === "call") s.textContent = round.caller + " called Nertz at " + fmtT(round.end_t);
+    else if (round.ended) s.textContent = "round over (" + round.ended + ")";
+    else s.textContent = "playing · " + fmtT(round.clock) + (round.source ? " · " + round.source : "");
+  }
+
+  function render() {
+    $("round-label").textContent = "Round " + round.round;
+    renderStatus();
+    renderBanner();
+    renderScoreboard();
+    renderControls();
+    renderPiles();
+    renderLog();
+    renderReviews();
+    renderHistory();
+  }
+
+  function renderBanner() {
+    const b = $("banner");
+    let text = "";
+    if (round.closed || (match && match.over)) text = match.winner ? "🏆 " + match.winner + " wins the match!" : "The match is over";
+    else if (round.ended === "call") text = "Nertz! " + round.caller + " ends the round";
+    else if (round.ended === "stuck") text = "Everyone stuck: the round is over";
+    else if (round.ended) text = "The round is over";
+    b.textContent = text;
+    b.classList.toggle("hidden", !text);
+  }
+
+  function renderScoreboard() {
+    const box = $("scoreboard");
+    box.replaceChildren();
+    const target = round.target;
+    for (const p of round.players) {
+      const tile = el("div", "player" + (p.called ? " caller" : ""));
+      tile.dataset.player = p.name;
+      tile.style.borderColor = p.called ? "" : p.back;
+      const stripe = el("div", "stripe"); stripe.style.background = p.back; tile.append(stripe);
+      const body = el("div", "body");
+      const name = el("div", "name");
+      const chip = el("span", "chip"); chip.style.background = p.back;
+      name.append(chip, el("span", null, p.name));
+      if (p.called) name.append(el("span", "called", "CALLED"));
+      const score = el("div", "score" + (p.score < 0 ? " neg" : ""), String(p.score));
+      score.dataset.testid = "score-" + p.name;
+      const left = p.nertz_known || p.called ? String(p.nertz_left) : "?";
+      const sub = el("div", "sub", p.foundation + " on foundations · " + left + " in Nertz pile");
+      const total = el("div", "total", "Match " + p.total + " / " + target);
+      const prog = el("div", "progress");
+      const bar = el("div"); bar.style.width = Math.max(0, Math.min(100, (100 * p.total) / target)) + "%"; bar.style.background = p.back;
+      prog.append(bar);
+      const btn = el("button", "nertz", "Nertz!");
+      btn.style.background = p.back;
+      btn.dataset.player = p.name;
+      btn.setAttribute("aria-label", "Nertz! " + p.name);
+      btn.disabled = !!round.ended || round.closed;
+      btn.addEventListener("click", () => api("POST", "/api/round/call", { player: p.name }).then(scheduleRefresh, () => {}));
+      body.append(name, score, sub, total, prog, btn);
+      tile.append(body);
+      box.append(tile);
+    }
+  }
+
+  function renderControls() {
+    const over = round.closed || (match && match.over && round.ended);
+    $("btn-stuck").disabled = !!round.ended || round.closed;
+    $("btn-end").disabled = !!round.ended || round.closed;
+    $("btn-next").disabled = !round.ended || round.closed;
+    $("btn-next").classList.toggle("hidden", !!(round.closed));
+    $("btn-next").textContent = over ? "Close round (match over)" : "Next round";
+    $("btn-new-match").classList.toggle("hidden", !round.closed);
+  }
+
+  function cardText(code) {
+    if (!code) return "–";
+    if (code === "JK") return "🃏";
+    const r = code[0] === "T" ? "10" : code[0];
+    const s = { S: "♠", H: "♥", D: "♦", C: "♣" }[code[1]];
+    return r + s;
+  }
+
+  function renderPiles() {
+    const box = $("piles");
+    box.replaceChildren();
+    if (!round.piles.length) box.append(el("p", "hint", "No foundation yet."));
+    for (const p of round.piles) {
+      const d = el("div", "pile" + (p.complete ? " complete" : ""));
+      d.dataset.pile = p.pile;
+      d.append(el("div", "no", "pile " + p.pile + " · " + p.cards.length + (p.complete ? " · done" : "")));
+      const top = el("div", "card" + (p.top && /[HD]$/.test(p.top) ? " red" : ""), cardText(p.top));
+      d.append(top);
+      const owners = el("div", "owners");
+      for (const c of p.cards) {
+        const dot = el("span", "dot");
+        dot.style.background = colour(c.owner);
+        dot.title = c.owner + ": " + c.card + (c.as ? " as " + c.as : "");
+        owners.append(dot);
+      }
+      d.append(owners);
+      box.append(d);
+    }
+  }
+
+  function renderLog() {
+    const box = $("log");
+    box.replaceChildren();
+    const items = round.rulings.map((r) => ({ t: r.t, kind: r.kind, text: r.message || r.kind }));
+    for (const e of round.events) {
+      if (e.event.type === "stuck") items.push({ t: e.event.t, kind: "event", text: "everyone stuck: turn your wastes over and play on" });
+      if (e.corrections.length) {
+        const c = e.corrections[e.corrections.length - 1];
+        items.push({ t: e.event.t, kind: "event", text: "corrected (" + c.action + "): " + (e.event.player || "") + " " + (e.event.card || "") });
+      }
+    }
+    items.sort((a, b) => (a.t ?? 1e9) - (b.t ?? 1e9));
+    for (const it of items.reverse()) {
+      const li = el("li", "k-" + it.kind);
+      li.append(el("span", "t", it.t === undefined || it.t === null ? "end" : it.t.toFixed(1) + "s"), el("span", null, it.text));
+      box.append(li);
+    }
+  }
+
+  function renderReviews() {
+    const box = $("reviews");
+    const n = round.reviews.length;
+    $("review-count").textContent = String(n);
+    $("review-count").classList.toggle("hidden", n === 0);
+    box.replaceChildren();
+    if (!n) box.append(el("p", "hint", "Nothing to check."));
+    for (const item of round.reviews) {
+      const card = el("div", "review");
+      card.dataset.review = item.id;
+      if (item.kind === "low_confidence") {
+        const img = el("img");
+        img.alt = "the frame of the play";
+        img.src = "/api/review/" + encodeURIComponent(item.id) + "/frame.jpg";
+        card.append(img);
+      }
+      card.append(el("div", "msg", item.message));
+      if (item.ruling && item.ruling.message && item.ruling.message !== item.message) card.append(el("div", "hint", "Ruling: " + item.ruling.message));
+      const actions = el("div", "actions");
+      const post = (body) => api("POST", "/api/review/" + encodeURIComponent(item.id), body).then(scheduleRefresh, () => {});
+      if (item.kind === "low_confidence") {
+        const ok = el("button", "ctl small primary", "Confirm"); ok.onclick = () => post({ action: "confirm" });
+        const sel = el("select");
+        for (const p of table.players) if (p.name !== item.event.player) sel.append(new Option(p.name, p.name));
+        const ch = el("button", "ctl small", "Change owner"); ch.onclick = () => post({ action: "change_owner", player: sel.value });
+        const no = el("button", "ctl small", "Reject"); no.onclick = () => post({ action: "reject" });
+        actions.append(ok, sel, ch, no);
+      } else if (item.kind === "tie") {
+        for (const p of (item.ruling && item.ruling.players) || []) {
+          const b = el("button", "ctl small", p + " was first"); b.onclick = () => post({ action: "resolve", player: p });
+          actions.append(b);
+        }
+      } else {
+        const sel = el("select");
+        for (const s of ["S", "H", "D", "C"]) sel.append(new Option("A" + s, "A" + s));
+        const b = el("button", "ctl small", "Declare"); b.onclick = () => post({ action: "resolve", as: sel.value });
+        actions.append(sel, b);
+      }
+      card.append(actions);
+      box.append(card);
+    }
+  }
+
+  function renderHistory() {
+    if (!match) return;
+    $("match-no").textContent = match.match;
+    const sum = $("match-summary");
+    sum.textContent = match.winner ? match.winner + " wins the match." :
+      match.over ? "The match is over, tied." : "First to " + match.target + ". Leading: " + match.leaders.join(", ") + ".";
+    const hist = $("history");
+    hist.replaceChildren();
+    const head = el("tr"); head.append(el("th", null, "round"));
+    for (const n of match.players) { const th = el("th", null, n); th.style.color = colour(n); head.append(th); }
+    hist.append(head);
+    match.rounds.forEach((r, i) => {
+      const tr = el("tr"); tr.append(el("td", null, String(i + 1)));
+      for (const n of match.players) tr.append(el("td", null, String(r[n])));
+      hist.append(tr);
+    });
+    const tot = el("tr", "total"); tot.append(el("td", null, "total"));
+    for (const n of match.players) tot.append(el("td", null, String(match.totals[n])));
+    hist.append(tot);
+    const st = $("settlement");
+    st.replaceChildren();
+    if (match.winner) {
+      const h = el("tr"); h.append(el("th", null, "pays"), el("th", null, "to"), el("th", null, "points")); st.append(h);
+      for (const [n, amount] of Object.entries(match.settlement)) {
+        const tr = el("tr"); tr.append(el("td", null, n), el("td", null, match.winner), el("td", null, String(amount))); st.append(tr);
+      }
+    } else {
+      const tr = el("tr"); tr.append(el("td", null, "settled when the match has a winner")); st.append(tr);
+    }
+    drawChart();
+  }
+
+  function drawChart() {
+    const svg = $("chart");
+    const NS = "http://www.w3.org/2000/svg";
+    svg.replaceChildren();
+    const W = 640, H = 260, L = 40, R = 90, T = 15, B = 30;
+    const series = {};
+    for (const n of match.players) {
+      let acc = 0; series[n] = [0];
+      for (const r of match.rounds) { acc += r[n]; series[n].push(acc); }
+    }
+    const all = Object.values(series).flat().concat([0, match.target]);
+    const lo = Math.min(...all), hi = Math.max(...all);
+    const nx = Math.max(1, match.rounds.length);
+    const x = (i) => L + ((W - L - R) * i) / nx;
+    const y = (v) => T + ((H - T - B) * (hi - v)) / Math.max(1, hi - lo);
+    const line = (x1, y1, x2, y2, stroke, dash) => {
+      const l = document.createElementNS(NS, "line");
+      l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
+      l.setAttribute("stroke", stroke); if (dash) l.setAttribute("stroke-dasharray", dash);
+      svg.append(l);
+    };
+    const text = (tx, ty, s, fill) => {
+      const t = document.createElementNS(NS, "text");
+      t.setAttribute("x", tx); t.setAttribute("y", ty); t.textContent = s; if (fill) t.setAttribute("style", "fill:" + fill);
+      svg.append(t);
+    };
+    line(L, y(0), W - R, y(0), "#555");
+    line(L, y(match.target), W - R, y(match.target), "#d29922", "6 4");
+    text(4, y(match.target) + 4, String(match.target));
+    text(4, y(0) + 4, "0");
+    for (let i = 0; i <= nx; i++) text(x(i) - 3, H - 8, String(i));
+    for (const n of match.players) {
+      const pl = document.createElementNS(NS, "polyline");
+      pl.setAttribute("points", series[n].map((v, i) => x(i) + "," + y(v)).join(" "));
+      pl.setAttribute("fill", "none"); pl.setAttribute("stroke", colour(n)); pl.setAttribute("stroke-width", "4");
+      svg.append(pl);
+      const last = series[n][series[n].length - 1];
+      text(x(series[n].length - 1) + 6, y(last) + 4, n + " " + last, colour(n));
+    }
+  }
+
+  // -- buttons -----------------------------------------------------------------------------
+  $("btn-stuck").onclick = () => api("POST", "/api/round/stuck").then(scheduleRefresh, () => {});
+  $("btn-end").onclick = () => { if (confirm("End the round now with no caller?")) api("POST", "/api/round/end").then(scheduleRefresh, () => {}); };
+  $("btn-next").onclick = () => api("POST", "/api/round/next").then(scheduleRefresh, () => {});
+  $("btn-new-match").onclick = () => api("POST", "/api/match/new").then(() => { table = null; scheduleRefresh(); }, () => {});
+
+  // -- tabs ----------------------------------------------------------------------------------
+  for (const b of document.querySelectorAll(".tab")) {
+    b.addEventListener("click", () => {
+      for (const o of document.querySelectorAll(".tab")) o.classList.toggle("active", o === b);
+      for (const p of document.querySelectorAll(".panel")) p.classList.toggle("active", p.id === "tab-" + b.dataset.tab);
+      // The MJPEG stream runs only while its tab is open.
+      $("video").src = b.dataset.tab === "camera" ? "/api/video/stream.mjpg" : "";
+      if (b.dataset.tab === "camera") setupCalibration();
+    });
+  }
+
+  // -- calibration: regions and back colours clicked on a live frame --------------------------
+  const cal = { img: null, regions: {}, backs: {} };
+  function setupCalibration() {
+    const sel = $("cal-mode");
+    if (!table) return;
+    if (!sel.options.length) {
+      sel.append(new Option("shared area (corners)", "shared"));
+      for (const p of table.players) sel.append(new Option(p.name + ": zone (corners)", "zone:" + p.name));
+      for (const p of table.players) sel.append(new Option(p.name + ": back colour (one click)", "back:" + p.name));
+      cal.regions.shared = table.shared_area ? table.shared_area.map((q) => q.slice()) : [];
+      for (const p of table.players) cal.regions["zone:" + p.name] = (table.zones[p.name] || []).map((q) => q.slice());
+    }
+    if (!cal.img) grabFrame();
+  }
+  function grabFrame() {
+    const img = new Image();
+    img.onload = () => { cal.img = img; const c = $("cal-canvas"); c.width = img.naturalWidth; c.height = img.naturalHeight; drawCal(); };
+    img.src = "/api/video/frame.jpg?ts=" + Date.now();
+  }
+  function drawCal() {
+    const c = $("cal-canvas"), g = c.getContext("2d");
+    if (cal.img) g.drawImage(cal.img, 0, 0);
+    for (const [key, pts] of Object.entries(cal.regions)) {
+      if (!pts.length) continue;
+      g.strokeStyle = key === "shared" ? "#ffd866" : colour(key.slice(5));
+      g.lineWidth = 3;
+      g.beginPath();
+      pts.forEach(([px, py], i) => (i ? g.lineTo(px, py) : g.moveTo(px, py)));
+      if (pts.length > 2) g.closePath();
+      g.stroke();
+    }
+    $("cal-info").textContent = Object.entries(cal.backs).map(([n, h]) => n + " back " + h).join(" · ");
+  }
+  $("cal-grab").onclick = grabFrame;
+  $("cal-clear").onclick = () => { const m = $("cal-mode").value; if (m.startsWith("back:")) delete cal.backs[m.slice(5)]; else cal.regions[m] = []; drawCal(); };
+  $("cal-canvas").addEventListener("click", (ev) => {
+    const c = $("cal-canvas"), r = c.getBoundingClientRect();
+    const px = Math.round(((ev.clientX - r.left) * c.width) / r.width), py = Math.round(((ev.clientY - r.top) * c.height) / r.height);
+    const m = $("cal-mode").value;
+    if (m.startsWith("back:")) {
+      const d = c.getContext("2d").getImageData(Math.max(0, px - 4), Math.max(0, py - 4), 9, 9).data;
+      let rs = 0, gs = 0, bs = 0, k = 0;
+      for (let i = 0; i < d.length; i += 4) { rs += d[i]; gs += d[i + 1]; bs += d[i + 2]; k++; }
+      const hex = "#" + [rs, gs, bs].map((v) => Math.round(v / k).toString(16).padStart(2, "0")).join("");
+      cal.backs[m.slice(5)] = hex;
+    } else {
+      cal.regions[m].push([px, py]);
+    }
+    drawCal();
+  });
+  $("cal-save").onclick = () => {
+    const body = { zones: {}, backs: cal.backs };
+    if (cal.regions.shared && cal.regions.shared.length >= 3) body.shared_area = cal.regions.shared;
+    for (const [k, pts] of Object.entries(cal.regions)) if (k.startsWith("zone:") && pts.length >= 3) body.zones[k.slice(5)] = pts;
+    api("PUT", "/api/table/calibration", body).then((t) => { table = t; flash("calibration saved"); scheduleRefresh(); }, () => {});
+  };
+
+  // -- start ---------------------------------------------------------------------------------
+  setInterval(() => { if (round && !round.ended) { round.clock += round.speed || 1; renderStatus(); } }, 1000);
+  refresh().then(connect);
+})();

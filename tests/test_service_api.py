@@ -1,0 +1,364 @@
+"""The referee service's API and WebSocket (FastAPI TestClient, no network, no real server)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from nertz.referee.files import read_table
+from nertz.referee.service.app import create_app
+from nertz.referee.service.live import LiveReferee
+from nertz.referee.service.sources import LogReplaySource
+from nertz.referee.store import EventStore
+
+from conftest import make_table
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "club-night"
+
+
+def _client(tmp_path: Path, token: str | None = None, source: Any = None, **rules: Any) -> TestClient:
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green"), **rules), source)
+    return TestClient(create_app(live, token=token))
+
+
+def _post(c: TestClient, *events: dict[str, Any], **kw: Any) -> list[dict[str, Any]]:
+    out = []
+    for ev in events:
+        r = c.post("/api/events", json=ev, **kw)
+        assert r.status_code == 200, r.text
+        out.append(r.json())
+    return out
+
+
+def play(t: float, player: str, card: str, pile: int, **extra: Any) -> dict[str, Any]:
+    return {"type": "play", "t": t, "player": player, "card": card, "pile": pile, **extra}
+
+
+def test_get_round_starts_empty(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        body = c.get("/api/round").json()
+    assert (body["match"], body["round"], body["ended"], body["closed"]) == (1, 1, None, False)
+    assert [p["name"] for p in body["players"]] == ["red", "blue", "green"]
+    assert all(p["score"] == 0 and p["total"] == 0 for p in body["players"])
+    assert body["piles"] == [] and body["events"] == []
+
+
+def test_posted_plays_are_ruled_and_a_call_ends_the_round(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        _post(
+            c,
+            play(1.0, "red", "AS", 1),
+            play(2.0, "blue", "2S", 1),
+            play(3.0, "green", "3H", 1),  # wrong suit: rejected
+            {"type": "nertz_left", "t": 4.0, "player": "blue", "count": 3},
+            {"type": "nertz_left", "t": 4.0, "player": "green", "count": 5},
+            {"type": "call", "t": 5.0, "player": "red"},
+        )
+        body = c.get("/api/round").json()
+        match = c.get("/api/match").json()
+    assert body["ended"] == "call" and body["caller"] == "red" and body["end_t"] == 5.0
+    scores = {p["name"]: (p["foundation"], p["nertz_left"], p["score"], p["called"]) for p in body["players"]}
+    assert scores == {"red": (1, 0, 1, True), "blue": (1, 3, -5, False), "green": (0, 5, -10, False)}
+    assert body["piles"] == [
+        {
+            "pile": 1,
+            "top": "2S",
+            "suit": "S",
+            "complete": False,
+            "cards": [
+                {"card": "AS", "owner": "red", "t": 1.0, "as": None},
+                {"card": "2S", "owner": "blue", "t": 2.0, "as": None},
+            ],
+        }
+    ]
+    rejected = [r for r in body["rulings"] if r["kind"] == "rejected"]
+    assert [(r["player"], r["card"], r["reason"]) for r in rejected] == [("green", "3H", "wrong_suit")]
+    assert match["rounds"] == [{"red": 1, "blue": -5, "green": -10}] and match["current_counted"]
+
+
+def test_call_button_fills_in_the_round_clock(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        _post(c, play(0.0, "red", "AS", 1))
+        r = c.post("/api/round/call", json={"player": "blue"})
+        assert r.status_code == 200
+        t = r.json()["detail"]["event"]["t"]
+        body = c.get("/api/round").json()
+    assert 0 <= t < 30
+    assert body["ended"] == "call" and body["caller"] == "blue"
+
+
+def test_websocket_receives_every_event_and_score_in_order(tmp_path: Path) -> None:
+    with _client(tmp_path) as c, c.websocket_connect("/ws") as ws:
+        hello = ws.receive_json()
+        assert hello["type"] == "hello" and hello["state"]["round"] == 1
+        posted = _post(c, play(1.0, "red", "AS", 1), play(2.0, "blue", "2S", 1), {"type": "call", "t": 3.0, "player": "red"})
+        msgs = []
+        while not any(m["type"] == "ruling" and m["ruling"]["kind"] == "round_end" for m in msgs):
+            msgs.append(ws.receive_json())
+    assert [m["n"] for m in msgs] == sorted(m["n"] for m in msgs)
+    assert len({m["n"] for m in msgs}) == len(msgs)
+    events = [m for m in msgs if m["type"] == "event"]
+    assert [m["seq"] for m in events] == [p["detail"]["seq"] for p in posted]
+    assert [m["event"]["type"] for m in events] == ["play", "play", "call"]
+    scores = [m["result"]["players"]["red"]["score"] for m in msgs if m["type"] == "score"]
+    assert scores[:2] == [1, 1] and [m["result"]["players"]["blue"]["score"] for m in msgs if m["type"] == "score"][:2] == [0, 1]
+    kinds = [m["ruling"]["kind"] for m in msgs if m["type"] == "ruling"]
+    assert kinds == ["accepted", "accepted", "round_end"]
+    # each ruling follows the event it rules on
+    order = [m["type"] for m in msgs]
+    assert order[:3] == ["event", "ruling", "score"]
+
+
+def test_a_late_report_withdraws_a_ruling_on_the_websocket(tmp_path: Path) -> None:
+    with _client(tmp_path) as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        _post(c, play(7.0, "green", "AD", 3), play(9.14, "red", "2D", 3))
+        _post(c, play(9.10, "green", "2D", 3))  # reported late, but it was first
+        msgs = []
+        while not any(m["type"] == "ruling" and m["ruling"]["kind"] == "collision" for m in msgs):
+            msgs.append(ws.receive_json())
+    withdrawn = [m["ruling"] for m in msgs if m["type"] == "ruling_withdrawn"]
+    assert [(r["kind"], r["player"], r["card"]) for r in withdrawn] == [("accepted", "red", "2D")]
+    last = [m["ruling"] for m in msgs if m["type"] == "ruling"][-3:]
+    assert [(r["kind"], r.get("player")) for r in last] == [("accepted", "green"), ("rejected", "red"), ("collision", None)]
+
+
+def test_sample_replay_source_scores_the_example_round(tmp_path: Path) -> None:
+    live = LiveReferee(
+        EventStore(tmp_path / "ref.db"), read_table(EXAMPLE / "table.json"), LogReplaySource(EXAMPLE / "events.jsonl", speed=2000)
+    )
+    with TestClient(create_app(live)) as c:
+        deadline = time.monotonic() + 20
+        while len(c.get("/api/round").json()["events"]) < 45 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        body = c.get("/api/round").json()
+    expected = LogReplaySource(EXAMPLE / "events.jsonl").contract_events
+    assert len(expected) == 45  # 46 lines less the ruling line
+    assert [e["event"] for e in body["events"]] == expected  # in log order, none twice
+    assert {p["name"]: p["score"] for p in body["players"]} == {"red": 12, "blue": 2, "green": -4}
+    assert body["caller"] == "red"
+    assert all(e["origin"] == "source:log-replay" for e in body["events"])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "dance", "player": "red"},
+        {"type": "play", "player": "red", "card": "1S", "pile": 1},
+        {"type": "play", "player": "red", "card": "AS", "pile": -1},
+        {"type": "play", "card": "AS", "pile": 1},
+        {"type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 2},
+        {"type": "play", "player": "nobody", "card": "AS", "pile": 1},
+        {"type": "resolve", "id": "tie:9:AS", "winner": "red"},
+        {"type": "ruling", "kind": "accepted"},
+        {"type": "call", "player": "red", "extra": 1},
+        [1, 2],
+        "call",
+    ],
+)
+def test_invalid_events_are_422_not_500(tmp_path: Path, body: Any) -> None:
+    with _client(tmp_path) as c:
+        r = c.post("/api/events", json=body)
+        assert r.status_code == 422, r.text
+        assert c.get("/api/round").json()["events"] == []
+
+
+def test_non_json_body_is_422(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        r = c.post("/api/events", content=b"{not json", headers={"content-type": "application/json"})
+        assert r.status_code == 422
+
+
+def test_body_size_limit(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        big = {"type": "resolve", "id": "x" * 70_000}
+        assert c.post("/api/events", json=big).status_code == 413
+
+        def chunks():  # no Content-Length: streamed
+            for _ in range(100):
+                yield b" " * 1000
+
+        assert c.post("/api/events", content=chunks(), headers={"content-type": "application/json"}).status_code == 413
+
+
+def test_remote_mode_needs_the_token_for_changes_and_the_websocket(tmp_path: Path) -> None:
+    with _client(tmp_path, token="s3cret-token") as c:
+        assert c.get("/api/round").status_code == 200  # the scoreboard is open to all
+        assert c.get("/").status_code == 200
+        assert c.post("/api/events", json=play(1, "red", "AS", 1)).status_code == 401
+        assert c.post("/api/events", json=play(1, "red", "AS", 1), headers={"X-Table-Token": "wrong"}).status_code == 401
+        assert c.post("/api/round/call", json={"player": "red"}).status_code == 401
+        assert c.post("/api/round/next").status_code == 401
+        ok = c.post("/api/events", json=play(1, "red", "AS", 1), headers={"X-Table-Token": "s3cret-token"})
+        assert ok.status_code == 200
+        bearer = c.post("/api/events", json=play(2, "blue", "2S", 1), headers={"Authorization": "Bearer s3cret-token"})
+        assert bearer.status_code == 200
+        with pytest.raises(WebSocketDisconnect) as exc, c.websocket_connect("/ws") as ws:
+            ws.receive_json()
+        assert exc.value.code == 1008
+        with c.websocket_connect("/ws?token=s3cret-token") as ws:
+            assert ws.receive_json()["type"] == "hello"
+
+
+def test_local_mode_refuses_foreign_hosts_and_cross_site_sockets(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        assert c.get("/api/round", headers={"host": "evil.example"}).status_code == 400
+        with pytest.raises(WebSocketDisconnect), c.websocket_connect("/ws", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+        with c.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+            assert ws.receive_json()["type"] == "hello"
+
+
+def test_review_of_a_low_confidence_play(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        _post(c, play(1.0, "red", "AS", 1), play(2.0, "red", "2S", 1, confidence=0.5), play(3.0, "blue", "AH", 2, confidence=0.4))
+        items = c.get("/api/review").json()
+        assert [i["kind"] for i in items] == ["low_confidence", "low_confidence"]
+        first, second = items
+        assert first["event"]["card"] == "2S" and first["ruling"]["kind"] == "accepted"
+        frame = c.get(f"/api/review/{first['id']}/frame.jpg")
+        assert frame.status_code == 200 and frame.content[:2] == b"\xff\xd8"
+        # it was blue's 2S, not red's
+        assert c.post(f"/api/review/{first['id']}", json={"action": "change_owner", "player": "blue"}).status_code == 200
+        # blue's AH was a misread: it did not happen
+        assert c.post(f"/api/review/{second['id']}", json={"action": "reject"}).status_code == 200
+        body = c.get("/api/round").json()
+        assert c.get("/api/review").json() == []
+        assert c.post(f"/api/review/{first['id']}", json={"action": "confirm"}).status_code == 404
+    assert {p["name"]: p["foundation"] for p in body["players"]} == {"red": 1, "blue": 1, "green": 0}
+    assert [c["owner"] for c in body["piles"][0]["cards"]] == ["red", "blue"]
+    assert len(body["piles"]) == 1
+    # the original events are kept, with their corrections beside them
+    assert [e["event"]["player"] for e in body["events"]] == ["red", "red", "blue"]
+    assert [e["corrections"][0]["action"] for e in body["events"][1:]] == ["change_owner", "reject"]
+
+
+def test_correct_a_play_and_refuse_a_correction_that_does_not_replay(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        posted = _post(c, play(1.0, "red", "AS", 1), play(2.0, "blue", "3S", 1))
+        seq = posted[1]["detail"]["seq"]
+        body = c.get("/api/round").json()
+        assert body["players"][1]["foundation"] == 0  # 3S on the AS: wrong rank
+        r = c.post(f"/api/round/events/{seq}/correct", json={"action": "replace", "card": "2S"})
+        assert r.status_code == 200, r.text
+        assert c.get("/api/round").json()["players"][1]["foundation"] == 1
+        assert c.post(f"/api/round/events/{seq}/correct", json={"action": "replace", "player": "zed"}).status_code == 422
+        assert c.post(f"/api/round/events/{seq}/correct", json={"action": "replace", "count": 3}).status_code == 422
+        assert c.post("/api/round/events/999/correct", json={"action": "reject"}).status_code == 404
+
+
+def test_stuck_twice_ends_the_round_and_next_round_needs_an_end(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        assert c.post("/api/round/next").status_code == 409
+        assert c.post("/api/round/stuck").json()["detail"]["event"]["type"] == "stuck"
+        assert c.get("/api/round").json()["ended"] is None
+        assert c.post("/api/round/stuck").json()["detail"]["event"]["type"] == "round_end"
+        assert c.get("/api/round").json()["ended"] == "stuck"
+        r = c.post("/api/round/next")
+        assert r.status_code == 200 and r.json()["detail"]["round"] == 2
+        body = c.get("/api/round").json()
+        assert (body["round"], body["events"], body["ended"]) == (2, [], None)
+        assert c.get("/api/match").json()["rounds"] == [{"red": 0, "blue": 0, "green": 0}]
+
+
+def test_the_match_ends_at_the_target_and_a_new_one_starts(tmp_path: Path) -> None:
+    with _client(tmp_path, target=2) as c:
+        for _ in range(2):
+            _post(c, play(1.0, "red", "AS", 1), {"type": "call", "t": 2.0, "player": "red"})
+            assert c.post("/api/round/next").status_code == 200
+        m = c.get("/api/match").json()
+        assert m["over"] and m["winner"] == "red" and m["totals"] == {"red": 2, "blue": 0, "green": 0}
+        assert m["settlement"] == {"blue": 2, "green": 2}
+        assert c.get("/api/round").json()["closed"] is True
+        assert c.post("/api/events", json=play(1, "red", "AS", 1)).status_code == 409
+        csv = c.get("/api/match/export.csv").text.splitlines()
+        assert csv[:4] == ["round,red,blue,green", "1,1,0,0", "2,1,0,0", "total,2,0,0"]
+        assert "blue,red,2" in csv
+        export = c.get("/api/match/export.json").json()
+        assert [r["result"]["caller"] for r in export["rounds"]] == ["red", "red"]
+        assert c.post("/api/match/new").json()["detail"] == {"match": 2, "round": 1}
+        assert c.get("/api/match").json()["rounds"] == []
+
+
+def test_calibration_sets_regions_and_backs(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        body = {"shared_area": [[100, 100], [500, 100], [500, 300], [100, 300]], "zones": {"red": [[0, 0], [50, 0], [50, 50]]}, "backs": {"green": "#00AA00"}}
+        r = c.put("/api/table/calibration", json=body)
+        assert r.status_code == 200, r.text
+        t = c.get("/api/table").json()
+        assert t["shared_area"][1] == [500.0, 100.0] and t["zones"]["red"][2] == [50.0, 50.0]
+        assert [p["back"] for p in t["players"]][2] == "#00aa00"
+        assert c.put("/api/table/calibration", json={"backs": {"nobody": "#123456"}}).status_code == 422
+        # a back too close to red's
+        assert c.put("/api/table/calibration", json={"backs": {"blue": "#b3261f"}}).status_code == 422
+        assert c.put("/api/table/calibration", json={"shared_area": [[0, 0], [1, 1]]}).status_code == 422
+
+
+def test_video_stream_serves_a_placeholder_without_a_camera(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        r = c.get("/api/video/stream.mjpg?frames=2&fps=30")
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("multipart/x-mixed-replace; boundary=")
+        parts = r.content.split(b"--nertzframe\r\n")[1:]
+        assert len(parts) == 2 and all(b"\r\n\r\n\xff\xd8" in p for p in parts)
+        one = c.get("/api/video/frame.jpg")
+        assert one.headers["content-type"] == "image/jpeg" and one.content[:2] == b"\xff\xd8"
+
+
+def test_page_and_static_files_are_served_with_a_security_policy(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        page = c.get("/")
+        assert page.status_code == 200 and "Nertz" in page.text and "/static/app.js" in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]
+        assert c.get("/static/app.js").status_code == 200
+        assert c.get("/static/../store.py").status_code == 404
+        assert "http" not in "".join(
+            line for line in page.text.splitlines() if "src=" in line or "href=" in line
+        ), "the page must load nothing from another site"
+        assert "/api/round" in c.get("/openapi.json").json()["paths"]
+        docs = c.get("/docs")  # Swagger UI from this machine, not from a CDN
+        assert docs.status_code == 200 and "/static/swagger/swagger-ui-bundle.js" in docs.text
+        assert c.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
+
+
+class _CameraSource:
+    """A source with camera frames and no events of its own (as the vision pipeline will be)."""
+
+    name = "fake-camera"
+    speed = 1.0
+
+    def __init__(self) -> None:
+        import cv2
+        import numpy as np
+
+        img = np.zeros((48, 64, 3), np.uint8)
+        img[:, :, 2] = 200  # a red frame
+        self.jpeg = cv2.imencode(".jpg", img)[1].tobytes()
+
+    def events(self, skip: int, clock: Any, stop: Any) -> Any:
+        return iter(())
+
+    def frame(self) -> bytes:
+        return self.jpeg
+
+
+def test_camera_frames_reach_the_stream_and_the_review_item(tmp_path: Path) -> None:
+    from nertz.referee.service.sources import Source, placeholder_jpeg
+
+    src = _CameraSource()
+    assert isinstance(src, Source)
+    with _client(tmp_path, source=src) as c:
+        parts = c.get("/api/video/stream.mjpg?frames=1").content.split(b"\r\n\r\n", 1)
+        assert parts[1].rstrip(b"\r\n") == src.jpeg
+        assert c.get("/api/video/frame.jpg").content == src.jpeg
+        _post(c, play(1.0, "red", "AS", 1, confidence=0.6), play(2.0, "red", "2S", 1))
+        (item,) = c.get("/api/review").json()
+        assert item["has_frame"] is True
+        assert c.get(f"/api/review/{item['id']}/frame.jpg").content == src.jpeg
+        other = c.get("/api/review/play:99/frame.jpg").content
+        assert other == placeholder_jpeg("no frame kept")

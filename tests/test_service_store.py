@@ -1,0 +1,262 @@
+"""The append-only event store and recovery: restart restores the match and the round; a real
+``kill -9`` of ``nertz serve`` loses nothing that was acknowledged."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nertz.referee.service.live import LiveReferee
+from nertz.referee.service.sources import LogReplaySource
+from nertz.referee.service.views import match_view, round_view
+from nertz.referee.store import EventStore
+
+from conftest import make_table
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "examples" / "club-night"
+NERTZ = Path(sys.executable).with_name("nertz")
+
+
+def _state(live: LiveReferee) -> dict[str, Any]:
+    view = round_view(live)
+    view.pop("clock")
+    return {"round": view, "match": match_view(live)}
+
+
+def test_store_is_append_only_and_in_wal_mode(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "s.db")
+    assert store.journal_mode == "wal"
+    e = store.append("event", {"event": {"type": "call", "t": 1.0, "player": "red"}}, match=1, round=1, origin="api", jpeg=b"\xff\xd8x")
+    assert [x.data for x in store.entries()] == [{"event": {"type": "call", "t": 1.0, "player": "red"}}]
+    assert store.frame(e.seq) == b"\xff\xd8x"
+    store.close()
+    db = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    for sql in ("UPDATE log SET data = '{}'", "DELETE FROM log", "UPDATE frames SET jpeg = x'00'", "DELETE FROM frames"):
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            db.execute(sql)
+    db.close()
+    with pytest.raises(ValueError):
+        EventStore(tmp_path / "s.db").append("nonsense", {}, match=1, round=1, origin="api")
+
+
+def test_store_refuses_a_bad_path(tmp_path: Path) -> None:
+    from nertz.referee.store import StoreError
+
+    with pytest.raises(StoreError, match="does not exist"):
+        EventStore(tmp_path / "missing" / "s.db")
+    with pytest.raises(StoreError, match="folder"):
+        EventStore(tmp_path)
+    (tmp_path / "junk.db").write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="cannot be used"):
+        EventStore(tmp_path / "junk.db")
+
+
+def test_restart_restores_match_round_corrections_and_calibration(tmp_path: Path) -> None:
+    table = make_table(("red", "blue", "green"))
+    live = LiveReferee(EventStore(tmp_path / "r.db"), table)
+    live.push_event({"type": "play", "t": 1.0, "player": "red", "card": "AS", "pile": 1})
+    live.push_event({"type": "call", "t": 2.0, "player": "red"})
+    live.next_round()
+    live.push_event({"type": "play", "t": 1.0, "player": "blue", "card": "AH", "pile": 1})
+    low = live.push_event({"type": "play", "t": 2.0, "player": "blue", "card": "2H", "pile": 1, "confidence": 0.3})
+    live.push_event({"type": "play", "t": 3.0, "player": "green", "card": "3S", "pile": 1})  # wrong suit
+    live.resolve_review(f"play:{low['seq']}", "change_owner", player="green")
+    live.set_table(table.model_copy(update={"shared_area": ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0))}))
+    before = _state(live)
+    live.store.close()
+
+    again = LiveReferee(EventStore(tmp_path / "r.db"), make_table(("x", "y")))  # the stored table wins
+    assert again.resumed
+    assert _state(again) == before
+    assert before["round"]["round"] == 2 and before["match"]["rounds"] == [{"red": 1, "blue": 0, "green": 0}]
+    assert {p["name"]: p["foundation"] for p in before["round"]["players"]} == {"red": 0, "blue": 1, "green": 1}
+    assert again.table is not None and again.table.shared_area == ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0))
+
+
+def test_restart_finishes_a_step_cut_in_two_by_a_kill(tmp_path: Path) -> None:
+    store = EventStore(tmp_path / "r.db")
+    live = LiveReferee(store, make_table(("red", "blue")))
+    live.push_event({"type": "call", "t": 1.0, "player": "red"})
+    # killed after the round was closed, before the next one was started
+    store.append("round_close", {"result": live.round.result.to_json()}, match=1, round=1, origin="button")
+    # and a second match whose first round never started
+    again = LiveReferee(EventStore(tmp_path / "r.db"))
+    assert (again.current.number, again.current.closed) == (2, False)
+    assert again.match().rounds == [{"red": 0, "blue": 0}]
+    again.push_event({"type": "play", "t": 1.0, "player": "red", "card": "AS", "pile": 1})
+    again.store.append("match_start", {"table": again.table.to_dict()}, match=2, round=0, origin="button")  # type: ignore[union-attr]
+    third = LiveReferee(EventStore(tmp_path / "r.db"))
+    assert (third.match_no, third.current.number, third.current.events) == (2, 1, [])
+
+
+def test_replay_source_resumes_where_it_stopped(tmp_path: Path) -> None:
+    table_path, log = EXAMPLE / "table.json", EXAMPLE / "events.jsonl"
+    from nertz.referee.files import read_table
+
+    store = EventStore(tmp_path / "r.db")
+    live = LiveReferee(store, read_table(table_path), LogReplaySource(log, speed=1.0))
+    live.rounds[-1].wall_start -= 12.0  # the round started 12 s ago: events up to t=12 are due
+    live.start()
+    deadline = time.monotonic() + 10
+    while len(live.current.events) < 14 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    live.stop()
+    done = len(live.current.events)
+    assert 14 <= done < 45
+    store.close()
+    store2 = EventStore(tmp_path / "r.db")
+    again = LiveReferee(store2, None, LogReplaySource(log, speed=1.0))
+    again.rounds[-1].wall_start -= 100.0  # as if the service had been down long enough for all to be due
+    again.start()
+    deadline = time.monotonic() + 20
+    while len(again.current.events) < 45 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    again.stop()
+    assert [se.index for se in again.current.events] == list(range(45))
+    assert {n: s.score for n, s in again.round.result.players.items()} == {"red": 12, "blue": 2, "green": -4}
+
+
+# -- the real kill ------------------------------------------------------------------------------
+
+
+def _start(db: Path, log: Path, table: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [str(NERTZ), "serve", "--port", "0", "--db", str(db), "--source", str(log), "--table", str(table)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    lines = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("open http://"):
+            base = line.split()[1].rstrip("/")
+            # the socket is bound before this line is printed; wait until the app answers
+            while time.monotonic() < deadline:
+                try:
+                    _get(base, "/api/round")
+                    return proc, base
+                except (urllib.error.URLError, ConnectionError):
+                    time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("nertz serve did not start:\n" + "".join(lines))
+
+
+def _get(base: str, path: str) -> Any:
+    with urllib.request.urlopen(base + path, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _post(base: str, path: str, body: Any = None) -> Any:
+    req = urllib.request.Request(
+        base + path,
+        data=json.dumps(body).encode() if body is not None else b"",
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _comparable(state: dict[str, Any]) -> dict[str, Any]:
+    state = dict(state)
+    state.pop("clock")
+    state.pop("source")
+    return state
+
+
+def test_kill_9_and_restart_loses_nothing(tmp_path: Path) -> None:
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
+    log = tmp_path / "source.jsonl"  # a short source: two plays right at the start
+    log.write_text(
+        '{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 0.95}\n'
+        '{"t": 0.1, "type": "play", "player": "blue", "card": "AH", "pile": 2, "confidence": 0.97}\n'
+    )
+    db = tmp_path / "referee.db"
+    proc, base = _start(db, log, table)
+    try:
+        deadline = time.monotonic() + 10
+        while len(_get(base, "/api/round")["events"]) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # round 1: ended by a call, closed into the match; round 2 under way
+        _post(base, "/api/events", {"type": "call", "player": "red"})
+        _post(base, "/api/round/next")
+        acknowledged = []
+        cards = ["AC", "2C", "3C", "4C", "5C", "6C"]
+        for i, card in enumerate(cards):
+            who = "red" if i % 2 == 0 else "blue"
+            r = _post(base, "/api/events", {"type": "play", "t": 10.0 + i, "player": who, "card": card, "pile": 7})
+            acknowledged.append(r["detail"]["seq"])
+
+        # keep posting from another thread and kill the process in the middle of it
+        acked_during: list[int] = []
+
+        def hammer() -> None:
+            for i in range(200):
+                try:
+                    r = _post(base, "/api/events", {"type": "nertz_left", "t": 20.0 + i, "player": "blue", "count": i % 13})
+                    acked_during.append(r["detail"]["seq"])
+                except Exception:
+                    return
+
+        th = threading.Thread(target=hammer)
+        th.start()
+        while len(acked_during) < 5:
+            time.sleep(0.01)
+        before_kill = _get(base, "/api/round")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        th.join(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+    proc2, base2 = _start(db, log, table)
+    try:
+        after = _get(base2, "/api/round")
+        match = _get(base2, "/api/match")
+        time.sleep(0.3)  # the restarted source must not report its two plays again
+        after_wait = _get(base2, "/api/round")
+    finally:
+        proc2.terminate()
+        proc2.wait(timeout=10)
+    seqs = [e["seq"] for e in after["events"]]
+    # every acknowledged event is back, in order
+    assert [s for s in seqs if s in acknowledged] == acknowledged
+    assert set(acked_during) <= set(seqs)
+    # what was there before the kill is a prefix of what came back
+    assert after["events"][: len(before_kill["events"])] == before_kill["events"]
+    assert (after["match"], after["round"], after["closed"]) == (1, 2, False)
+    # round 2: the source's two plays again (it replays its log each round), then ours on pile 7
+    assert [p["pile"] for p in after["piles"]] == [1, 2, 7]
+    assert [c["card"] for c in after["piles"][2]["cards"]] == cards
+    assert {p["name"]: p["foundation"] for p in after["players"]} == {"red": 4, "blue": 4}
+    assert sum(e["origin"] == "source:log-replay" for e in after["events"]) == 2
+    assert match["rounds"] == [{"red": 1, "blue": 1}]
+    assert len(after_wait["events"]) == len(after["events"])
+    # the state computed right after the restart equals a fresh replay of the same store
+    store = EventStore(db)
+    offline = LiveReferee(store)
+    assert _comparable(round_view(offline)) == _comparable(after)
