@@ -164,6 +164,13 @@ class Foundations:
         self.piles: dict[int, Pile] = {}
         self.seen: set[int] = set()
 
+    def copy(self) -> "Foundations":
+        """An independent copy (placed cards are immutable and shared)."""
+        other = Foundations()
+        other.piles = {n: Pile(p.number, list(p.cards), p.suit) for n, p in self.piles.items()}
+        other.seen = set(self.seen)
+        return other
+
     def check(self, card: Card, pile: int) -> Reason | None:
         """Whether ``card`` (a real card, not a joker) may be played to pile ``pile`` now.
 

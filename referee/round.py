@@ -100,6 +100,7 @@ class Round:
         self.table = table
         self._events: list[Any] = []
         self._replay: Replay | None = None
+        self._state: _Referee | None = None
         for e in events:
             self.push(e)
 
@@ -118,11 +119,20 @@ class Round:
         self._check_names(ev)
         self._events.append(ev)
         self._replay = None
+        if self._state is not None and self._state.can_step(ev):
+            # The usual live case: an event later than everything so far is ruled on top of
+            # the current state, which is exactly what a full replay would do.
+            self._state.step(ev)
+        else:
+            self._state = None
 
     def replay(self) -> Replay:
         """Replay the history (cached until the next :meth:`push`)."""
+        if self._state is None:
+            self._state = _Referee(self.table)
+            self._state.run(self._events)
         if self._replay is None:
-            self._replay = _Referee(self.table).run(self._events)
+            self._replay = self._state.snapshot()
         return self._replay
 
     @property
@@ -222,10 +232,13 @@ class _Referee:
         self.joker_decisions: dict[int, Card] = {}
         self.reviews_open: dict[str, Ruling] = {}
         self.counts: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
+        self.last_t = -math.inf
 
     # -- driver ---------------------------------------------------------------------------
 
-    def run(self, events: Sequence[Any]) -> Replay:
+    def run(self, events: Sequence[Any]) -> None:
+        """Rule a whole history: global answers (resolve, declare) first, then every timed
+        event in the order of its time (log order breaks exact ties)."""
         timed: list[tuple[float, int, Any]] = []
         for i, ev in enumerate(events):
             if isinstance(ev, Resolve):
@@ -242,18 +255,43 @@ class _Referee:
         timed.sort(key=lambda x: (x[0], x[1]))
         for owner_counts in self.counts.values():
             owner_counts.sort()
-        for _, _, ev in timed:
-            if isinstance(ev, Play):
-                self._play(ev)
-            elif isinstance(ev, Call):
-                self._call(ev)
-            elif isinstance(ev, RoundEnd):
-                self._round_end(ev)
-            elif isinstance(ev, TakeBack):
-                self._take_back(ev)
-            # NertzLeft and Stuck change nothing during the replay.
-        result = self._result()  # may add end-of-log rulings (no_count)
-        return Replay(tuple(self.rulings), self.foundations, result)
+        for t, _, ev in timed:
+            self._dispatch(ev)
+            self.last_t = t
+
+    def can_step(self, ev: Any) -> bool:
+        """Whether ``ev``, pushed after the events already ruled, can be ruled on top of
+        this state with the same outcome as a full replay: a timed event no earlier than
+        any so far, of a kind that changes no earlier ruling (a Nertz count or a person's
+        answer can change an earlier call or tie, so those replay everything)."""
+        if isinstance(ev, (RulingLine, ResultLine)):
+            return True
+        if isinstance(ev, (Play, Call, TakeBack, Stuck)) or (isinstance(ev, RoundEnd) and ev.t is not None):
+            return ev.t is not None and ev.t >= self.last_t
+        return False
+
+    def step(self, ev: Any) -> None:
+        """Rule one more event (see :meth:`can_step`)."""
+        if isinstance(ev, (RulingLine, ResultLine)):
+            return
+        self._dispatch(ev)
+        self.last_t = ev.t
+
+    def _dispatch(self, ev: Any) -> None:
+        if isinstance(ev, Play):
+            self._play(ev)
+        elif isinstance(ev, Call):
+            self._call(ev)
+        elif isinstance(ev, RoundEnd):
+            self._round_end(ev)
+        elif isinstance(ev, TakeBack):
+            self._take_back(ev)
+        # NertzLeft and Stuck change nothing as they pass.
+
+    def snapshot(self) -> Replay:
+        """The rulings, foundations and result as of the events ruled so far."""
+        result, closing = self._result()
+        return Replay(tuple(self.rulings + closing), self.foundations.copy(), result)
 
     def _owner(self, name: str) -> str:
         owner = self.table.owner_of(name)
@@ -579,7 +617,9 @@ class _Referee:
         text = "everyone is stuck: the round ends with no caller" if reason == "stuck" else "the round ends with no caller"
         self._rule(Ruling("round_end", t, reason=reason, message=text))
 
-    def _result(self) -> RoundResult:
+    def _result(self) -> tuple[RoundResult, list[Ruling]]:
+        """The result, and the end-of-log rulings that go with it (``no_count``)."""
+        closing: list[Ruling] = []
         on_piles: dict[str, int] = self.foundations.cards_by_owner()
         players: dict[str, PlayerScore] = {}
         for name in self.table.names:
@@ -589,7 +629,7 @@ class _Referee:
             else:
                 left = 0
                 if name != self.caller and self.ended is not None:
-                    self._rule(
+                    closing.append(
                         Ruling("no_count", self.end_t, name, message=f"no Nertz pile count for {name}: scored as 0 left")
                     )
             foundation = on_piles.get(name, 0)
@@ -601,7 +641,7 @@ class _Referee:
             for rid in self.reviews_open
             if not (rid.startswith("joker:") and self._joker_settled(int(rid.split(":")[1])))
         )
-        return RoundResult(self.caller, self.ended, self.end_t, players, open_reviews)
+        return RoundResult(self.caller, self.ended, self.end_t, players, open_reviews), closing
 
     def _joker_settled(self, pile: int) -> bool:
         p = self.foundations.piles.get(pile)
