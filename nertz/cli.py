@@ -173,6 +173,10 @@ def match(
             typer.echo(f"  {n} pays {m.winner} {amount}")
 
 
+from nertz.datasets.cli import app as _synth_app  # noqa: E402
+
+app.add_typer(_synth_app, name="synth")
+
 from nertz.referee.service.cli import serve as _serve  # noqa: E402  (FastAPI is imported only when it runs)
 
 app.command(name="serve")(_serve)

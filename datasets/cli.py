@@ -1,0 +1,219 @@
+"""``nertz synth``: the synthetic data engine's commands (mounted by :mod:`nertz.cli`).
+
+- ``nertz synth round --players 3 --seed 7 --out DIR`` simulates one round and renders it
+  as camera video: ``clip.mp4``, ``labels.jsonl``, ``table.json``, ``events.jsonl``,
+  ``result.json``, ``meta.json`` (see :mod:`nertz.datasets.video`).
+- ``nertz synth dataset --kind detect --images 2000 --seed 1 --out DIR`` writes a training
+  set in the formats ultralytics reads, with its dataset YAML
+  (:func:`nertz.datasets.export.write_dataset`).
+
+Bad input (an option out of range, a malformed resolution, a missing card-art cache) is one
+``error: ...`` line on standard error and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+
+__all__ = ["app"]
+
+app = typer.Typer(help="The synthetic data engine: simulated rounds rendered as labelled video, training sets.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _check_art(design: Optional[str]) -> None:
+    """Exit 2 with the fetch command when the card-art cache is missing (unless placeholders
+    were asked for) or the design is unknown."""
+    if design == "placeholder":
+        return
+    from nertz.datasets import art
+
+    try:
+        designs = art.list_designs()
+    except art.ArtMissingError as exc:
+        _fail(f"{exc} (or pass --design placeholder for plain drawn faces)")
+    if not designs:
+        _fail("the card-art cache holds no designs: run `bash datasets/fetch_art.sh --force`")
+    if design is not None and design not in designs:
+        _fail(f"unknown card design {design!r}; available: {', '.join(designs)}")
+
+
+class _Bar:
+    """A rich progress bar on standard error (silent when ``quiet``)."""
+
+    def __init__(self, description: str, quiet: bool) -> None:
+        self.quiet = quiet
+        self.description = description
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> "_Bar":
+        if not self.quiet:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                     TimeElapsedColumn(), TimeRemainingColumn(),
+                                     console=Console(stderr=True), transient=False)
+            self.progress.__enter__()
+            self.task = self.progress.add_task(self.description, total=None)
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(*exc)
+
+
+@app.command("round")
+def round_(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
+    players: Annotated[int, typer.Option(min=2, max=6, help="Number of players, 2..6.")] = 3,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same round and video.")] = 0,
+    resolution: Annotated[str, typer.Option(help="Frame size WIDTHxHEIGHT: 1280x720 or 1920x1080 (any even size from 64x36).")] = "1280x720",
+    fps: Annotated[int, typer.Option(min=1, max=120, help="Frames per second.")] = 30,
+    speed: Annotated[Optional[float], typer.Option(help="Players' speed factor (1.0: practised adults). Default 1.0, or chosen for --min/--max-seconds.")] = None,
+    min_seconds: Annotated[Optional[float], typer.Option("--min-seconds", help="Draw rounds (from the seed) until one lasts at least this long.")] = None,
+    max_seconds: Annotated[Optional[float], typer.Option("--max-seconds", help="... and at most this long (deal to end of the Nertz count).")] = None,
+    max_duration: Annotated[Optional[float], typer.Option("--max-duration", help="Stop the round after this many seconds with no caller (short clips).")] = None,
+    partnerships: Annotated[bool, typer.Option("--partnerships", help="Partners share a deck (even --players >= 4).")] = False,
+    jokers: Annotated[bool, typer.Option("--jokers", help="Two jokers in each deck.")] = False,
+    illegal_rate: Annotated[float, typer.Option("--illegal-rate", min=0.0, max=1.0, help="Share of foundation plays that are deliberately illegal.")] = 0.0,
+    nertz_pile: Annotated[int, typer.Option("--nertz-pile", min=11, max=13, help="Nertz pile size.")] = 13,
+    workers: Annotated[Optional[int], typer.Option(min=1, help="Render processes (default: the CPU count).")] = None,
+    codec: Annotated[str, typer.Option(help="mp4v (OpenCV) or h264 (PyAV libx264: about a tenth the size; pip install av).")] = "mp4v",
+    crf: Annotated[int, typer.Option(min=0, max=51, help="x264 constant rate factor for --codec h264 (lower: better, larger).")] = 28,
+    design: Annotated[Optional[str], typer.Option(help="Card design from the art cache, or 'placeholder'. Default: drawn from the seed.")] = None,
+    tilt: Annotated[Optional[float], typer.Option(min=0.0, max=60.0, help="Camera tilt off vertical, degrees. Default: drawn (0..35).")] = None,
+    scene_seed: Annotated[Optional[int], typer.Option("--scene-seed", min=0, help="Seed of the table, camera, light and art (default: --seed).")] = None,
+    tail: Annotated[float, typer.Option(min=0.0, help="Seconds of the final table kept after the Nertz count.")] = 1.0,
+    labels: Annotated[bool, typer.Option("--labels/--no-labels", help="Write labels.jsonl (per-frame card quads, hands).")] = True,
+    gzip_labels: Annotated[bool, typer.Option("--gzip-labels", help="Write labels.jsonl.gz (gzip) instead of labels.jsonl.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Simulate one round and render it: clip.mp4, labels.jsonl, table.json, events.jsonl, result.json, meta.json."""
+    from nertz.datasets.sim import SimSettings, simulate_round, simulate_round_between, speed_for_duration
+    from nertz.datasets.video import CODECS, VideoError, frame_count, parse_resolution, render_round
+
+    if codec not in CODECS:
+        _fail(f"unknown codec {codec!r}; choose from {', '.join(CODECS)}")
+    try:
+        size = parse_resolution(resolution)
+    except ValueError as exc:
+        _fail(str(exc))
+    between = min_seconds is not None or max_seconds is not None
+    lo = 0.0 if min_seconds is None else float(min_seconds)
+    hi = math.inf if max_seconds is None else float(max_seconds)
+    if between and (lo < 0 or hi <= lo):
+        _fail(f"--min-seconds ({lo:g}) must be >= 0 and below --max-seconds ({hi:g})")
+    if between and max_duration is not None:
+        _fail("--max-duration stops a round early; it cannot be combined with --min/--max-seconds")
+    if max_duration is not None and max_duration <= 0:
+        _fail(f"--max-duration must be positive, got {max_duration:g}")
+    if speed is not None and not 0.05 <= speed <= 20:
+        _fail(f"--speed must be 0.05..20, got {speed:g}")
+    if codec == "h264":
+        try:
+            import av  # noqa: F401
+        except ImportError:
+            _fail("--codec h264 needs PyAV (pip install av); or use --codec mp4v")
+    _check_art(design)
+
+    owners = players // 2 if partnerships else players
+    try:
+        if speed is None and between:
+            # aim at the middle of the window (20 % above a lone minimum, 80 % of a lone maximum)
+            target = (lo + hi) / 2 if lo > 0 and math.isfinite(hi) else (lo * 1.2 if lo > 0 else hi * 0.8)
+            speed = speed_for_duration(owners, target)
+        elif speed is None:
+            speed = 1.0
+        settings = SimSettings(players=players, partnerships=partnerships, jokers=jokers, illegal_rate=illegal_rate,
+                               nertz_pile=nertz_pile, speed=speed,
+                               max_duration=float(max_duration) if max_duration is not None else 900.0)
+        settings.validate()
+        sim = simulate_round_between(settings, seed, lo, hi) if between else simulate_round(settings, seed)
+    except ValueError as exc:
+        _fail(str(exc))
+    options: dict[str, Any] = {}
+    if design is not None:
+        options["design"] = design
+    if tilt is not None:
+        options["tilt_deg"] = tilt
+    n_frames = frame_count(sim.duration, tail, fps)
+    typer.echo(f"round: {players} players, seed {seed} (simulation seed {sim.seed}), {sim.duration:.1f} s, "
+               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, ended by {sim.stats['ending']}; "
+               f"rendering {n_frames} frames at {size[0]}x{size[1]}", err=True)
+    command = "nertz synth round " + " ".join(sys.argv[3:]) if sys.argv[1:3] == ["synth", "round"] else None
+    try:
+        with _Bar("rendering", quiet) as bar:
+            report = render_round(sim, out, resolution=size, fps=fps, workers=workers,
+                                  scene_seed=seed if scene_seed is None else scene_seed, codec=codec, crf=crf,
+                                  tail=tail, labels=labels, gzip_labels=gzip_labels, scene_options=options, progress=bar,
+                                  meta={"cli_seed": seed, "command": command})
+    except (ValueError, VideoError, NertzError, OSError) as exc:
+        _fail(str(exc))
+    typer.echo(f"wrote {', '.join(report.files)} to {report.out}: {report.frames} frames, "
+               f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} workers "
+               f"(render median {report.frame_ms_median:.1f} ms/frame)", err=True)
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise ValueError(f"--option must be KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    key = key.strip().replace("-", "_")
+    if not key.isidentifier():
+        raise ValueError(f"--option key {key!r} is not a name")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+@app.command("dataset")
+def dataset(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
+    kind: Annotated[str, typer.Option(help="What to train: detect, classify, ... (see nertz.datasets.export).")] = "detect",
+    images: Annotated[int, typer.Option(min=1, help="Number of images (or crops) to write.")] = 1000,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same set.")] = 0,
+    workers: Annotated[Optional[int], typer.Option(min=1, help="Processes (default: the CPU count).")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-x", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable.")] = None,
+) -> None:
+    """Write a training set (YOLO labels or classification folders) with its dataset YAML."""
+    try:
+        options = dict(_parse_option(o) for o in (option or []))
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        from nertz.datasets.export import write_dataset
+    except ModuleNotFoundError as exc:
+        if exc.name == "nertz.datasets.export":
+            _fail("`nertz synth dataset` is not built yet (nertz.datasets.export is missing)")
+        raise
+    try:
+        yaml_path = write_dataset(kind, images, seed, out, workers or os.cpu_count() or 1, **options)
+    except TypeError as exc:
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        _fail(f"bad --option for the exporter: {exc}")
+    except (ValueError, NertzError, OSError) as exc:
+        _fail(str(exc))
+    typer.echo(str(yaml_path))

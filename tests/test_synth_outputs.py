@@ -1,0 +1,178 @@
+"""``nertz synth round`` and ``nertz synth dataset``, run as a user runs them: the files of a
+rendered round, the video read back, the table file, the score reproduced, determinism, and
+clear errors for bad input. Renders are tiny (160x90, a round stopped after 1 s: about 5 s of
+video) so the file runs in seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from nertz.referee.table import Table
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "datasets" / "samples" / "round-3p"
+TINY = ["--players", "2", "--max-duration", "1", "--resolution", "160x90", "--quiet"]
+
+
+def nertz(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nertz", *args], capture_output=True, text=True, timeout=300,
+                          env=env)
+
+
+def require_art() -> None:
+    """Fail (not skip) with the fix when the card-art cache is missing: CI fetches it first."""
+    from nertz.datasets import art
+
+    try:
+        art.list_designs()
+    except art.ArtMissingError as exc:
+        pytest.fail(f"these tests need the card-art cache: {exc}")
+
+
+def read_video(path: Path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    assert cap.isOpened(), f"cv2.VideoCapture cannot open {path}"
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    cap.release()
+    return frames
+
+
+@pytest.fixture(scope="module")
+def tiny_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_art()
+    out = tmp_path_factory.mktemp("round") / "r"
+    res = nertz("synth", "round", *TINY, "--seed", "3", "--workers", "2", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def test_round_writes_its_files(tiny_round: Path) -> None:
+    for name in ("clip.mp4", "table.json", "events.jsonl", "result.json", "labels.jsonl", "meta.json"):
+        assert (tiny_round / name).is_file() and (tiny_round / name).stat().st_size > 0, name
+    meta = json.loads((tiny_round / "meta.json").read_text())
+    assert meta["video"]["frames"] == round(meta["video"]["fps"] * (meta["duration"] + 1.0)) + 1  # t = 0 .. end
+
+
+def test_the_clip_reads_back_with_every_frame_at_the_right_size(tiny_round: Path) -> None:
+    meta = json.loads((tiny_round / "meta.json").read_text())
+    frames = read_video(tiny_round / "clip.mp4")
+    assert len(frames) == meta["video"]["frames"]
+    assert frames[0].shape == (90, 160, 3)
+    labels = [json.loads(x) for x in (tiny_round / "labels.jsonl").read_text().splitlines()]
+    assert [x["frame"] for x in labels] == list(range(len(frames)))
+    assert labels[-1]["t"] == pytest.approx((len(frames) - 1) / 30)
+    # the deal: every player's layout lies on the table, labelled inside the frame
+    first = labels[0]["cards"]
+    assert {c["owner"] for c in first} == {"red", "blue"}
+    quads = np.array([c["quad"] for c in first if c["visible"] > 0.5])
+    assert len(quads) >= 10
+    assert np.all((quads > -5) & (quads < [165, 95]))
+
+
+def test_the_table_file_validates_and_places_zones_in_the_frame(tiny_round: Path) -> None:
+    data = json.loads((tiny_round / "table.json").read_text())
+    table = Table.from_dict(data)
+    assert table.names == ["red", "blue"]
+    assert set(table.zones) == {"red", "blue"}
+    assert table.shared_area is not None
+    shared = np.array(data["shared_area"], float)
+    assert shared[:, 0].mean() == pytest.approx(80, abs=40) and shared[:, 1].mean() == pytest.approx(45, abs=25)
+    assert data["rules"]["nertz_pile"] == 13
+
+
+def test_nertz_score_reproduces_the_result(tiny_round: Path) -> None:
+    res = nertz("score", str(tiny_round / "events.jsonl"), "--table", str(tiny_round / "table.json"), "--json")
+    assert res.returncode == 0, res.stderr
+    result = json.loads(res.stdout.splitlines()[-1])
+    assert result == json.loads((tiny_round / "result.json").read_text())
+
+
+def test_same_seed_same_round_and_frames_serial_or_parallel(tiny_round: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    res = nertz("synth", "round", *TINY, "--seed", "3", "--workers", "1", "--out", str(again))
+    assert res.returncode == 0, res.stderr
+    assert (again / "events.jsonl").read_text() == (tiny_round / "events.jsonl").read_text()
+    assert (again / "labels.jsonl").read_text() == (tiny_round / "labels.jsonl").read_text()
+    a, b = read_video(again / "clip.mp4"), read_video(tiny_round / "clip.mp4")
+    assert len(a) == len(b)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[len(a) // 2], b[len(b) // 2])
+    other = tmp_path / "other"
+    res = nertz("synth", "round", *TINY, "--seed", "4", "--workers", "1", "--out", str(other), "--no-labels")
+    assert res.returncode == 0, res.stderr
+    assert not (other / "labels.jsonl").exists()
+    assert not np.array_equal(read_video(other / "clip.mp4")[0], b[0])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "7"], "players"),
+    (["--players", "3", "--partnerships"], "partnerships need an even number"),
+    (["--resolution", "big"], "resolution must be WIDTHxHEIGHT"),
+    (["--resolution", "63x35"], "at least 64x36"),
+    (["--codec", "divx"], "unknown codec"),
+    (["--min-seconds", "90", "--max-seconds", "60"], "must be >= 0 and below"),
+    (["--illegal-rate", "2"], "illegal-rate"),
+    (["--design", "no-such-deck"], "unknown card design"),
+])
+def test_bad_input_exits_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
+    require_art()
+    res = nertz("synth", "round", "--out", str(tmp_path / "x"), *args)
+    assert res.returncode == 2
+    assert message in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "x" / "clip.mp4").exists()
+
+
+def test_a_missing_art_cache_is_a_clear_error(tmp_path: Path) -> None:
+    env = dict(os.environ, NERTZ_ART_DIR=str(tmp_path / "no-art"))
+    res = nertz("synth", "round", "--out", str(tmp_path / "x"), *TINY, env=env)
+    assert res.returncode == 2
+    assert "bash datasets/fetch_art.sh" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_dataset_rejects_a_malformed_option(tmp_path: Path) -> None:
+    res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--option", "novalue")
+    assert res.returncode == 2
+    assert "KEY=VALUE" in res.stderr
+
+
+def test_the_bundled_sample_round_is_complete_and_scores() -> None:
+    names = {p.name for p in SAMPLE.iterdir()}
+    assert {"clip.mp4", "table.json", "events.jsonl", "result.json", "README.md"} <= names
+    assert sum(p.stat().st_size for p in SAMPLE.iterdir()) < 10e6
+    events = [json.loads(x) for x in (SAMPLE / "events.jsonl").read_text().splitlines()]
+    table = Table.from_dict(json.loads((SAMPLE / "table.json").read_text()))
+    assert len(table.players) == 3
+    assert any(e["type"] == "ruling" and e["kind"] == "collision" for e in events)
+    # a completed king pile: one pile received every rank, ace to king (no illegal plays here)
+    assert not any(e["type"] == "ruling" and e["kind"] == "rejected" and e["reason"] != "collision_loser"
+                   for e in events)
+    ranks: dict[int, set[str]] = {}
+    for e in events:
+        if e["type"] == "play":
+            ranks.setdefault(e["pile"], set()).add(e["card"][0])
+    assert any(len(r) == 13 for r in ranks.values())
+    meta = json.loads((SAMPLE / "meta.json").read_text())
+    assert 60 <= meta["duration"] <= 90
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    assert cap.isOpened()
+    assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == meta["video"]["frames"]
+    assert (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))) == (1280, 720)
+    ok, frame = cap.read()
+    cap.release()
+    assert ok and frame.shape == (720, 1280, 3)
+    res = nertz("score", str(SAMPLE / "events.jsonl"), "--table", str(SAMPLE / "table.json"), "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.splitlines()[-1]) == json.loads((SAMPLE / "result.json").read_text())
