@@ -36,6 +36,21 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def sample_round_dir() -> Path:
+    """The bundled sample round (``datasets/samples/round-3p``), replayed when ``nertz serve``
+    gets no source: its ground-truth events with its rendered video as the camera view.
+
+    Raises:
+        NertzError: the sample is missing (a broken install).
+    """
+    from importlib import resources
+
+    path = Path(str(resources.files("nertz.datasets").joinpath("samples", "round-3p")))
+    if not (path / "events.jsonl").is_file():
+        raise NertzError(f"the bundled sample round is missing at {path}: reinstall nertz-referee")
+    return path
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -60,7 +75,8 @@ def serve(
         typer.Option(
             "--source",
             "-s",
-            help="Where events come from: an event log (.jsonl) replayed in real time. Default: the bundled sample round.",
+            help="Where events come from: an event log (.jsonl), or a round folder from `nertz synth round` "
+            "(events.jsonl, table.json, clip.mp4), replayed in real time. Default: the bundled sample round.",
         ),
     ] = None,
     table: Annotated[
@@ -75,7 +91,7 @@ def serve(
     speed: Annotated[float, typer.Option(min=0.01, max=1000.0, help="Replay speed of an event-log source (1 = real time).")] = 1.0,
 ) -> None:
     """Run the live referee and serve its web page, API (/docs) and WebSocket (/ws)."""
-    from nertz.cli import EXAMPLE_ROUND, example_path, fail
+    from nertz.cli import fail
 
     try:
         from nertz.referee.events import parse_event
@@ -85,18 +101,25 @@ def serve(
         from nertz.referee.store import EventStore
         from nertz.referee.table import Table
 
+        video: Path | None = None
         if source is None:
-            log = example_path(EXAMPLE_ROUND, "events.jsonl")
-            if table is None:
-                table = example_path(EXAMPLE_ROUND, "table.json")
-        else:
-            log = Path(source)
-            if log.suffix not in (".jsonl", ".json", ".ndjson") or not log.is_file():
-                raise NertzError(
-                    f"{source}: not an event log (.jsonl); the camera sources (webcam, video, stream) "
-                    "come with the vision pipeline and are not available yet"
-                )
-        src = LogReplaySource(log, speed=speed)
+            source = str(sample_round_dir())
+        log = Path(source)
+        if log.is_dir():
+            # a round folder (nertz synth round): its log, its table, its video as the camera view
+            if not (log / "events.jsonl").is_file():
+                raise NertzError(f"{source}: a folder without events.jsonl is not a round folder")
+            if table is None and (log / "table.json").is_file():
+                table = log / "table.json"
+            if (log / "clip.mp4").is_file():
+                video = log / "clip.mp4"
+            log = log / "events.jsonl"
+        elif log.suffix not in (".jsonl", ".json", ".ndjson") or not log.is_file():
+            raise NertzError(
+                f"{source}: not an event log (.jsonl) or a round folder; the camera sources (webcam, video, "
+                "stream) come with the vision pipeline and are not available yet"
+            )
+        src = LogReplaySource(log, speed=speed, video=video)
         tbl = read_table(table) if table is not None else None
         if tbl is None:
             tbl = Table.default(players_in(parse_event(ev) for ev in src.contract_events))
@@ -127,7 +150,7 @@ def serve(
     shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{bound_port}/"
     typer.echo(f"nertz referee: match {live.match_no}, round {live.current.number} ({'resumed from' if live.resumed else 'new in'} {db})")
-    typer.echo(f"source: {src.name} {log} at speed {speed:g}")
+    typer.echo(f"source: {src.name} {log} at speed {speed:g}" + (f", camera view {video}" if video else ""))
     if token:
         typer.echo(f"table token: {token}")
         typer.echo(f"open {url}?token={token} on the players' devices (the scoreboard alone needs no token)")

@@ -2,8 +2,10 @@
 and, optionally, the latest camera frame (JPEG) for the video stream.
 
 The camera pipeline (``nertz.vision``) will plug in here as another :class:`Source`; today
-the service ships :class:`LogReplaySource`, which replays an event log in real time (the
-bundled sample round when ``nertz serve`` gets no ``--source``).
+the service ships :class:`LogReplaySource`, which replays an event log in real time, with
+the round's video as the camera view when there is one (with no ``--source``, ``nertz serve``
+replays the bundled sample round ``datasets/samples/round-3p``: its ground-truth log and its
+rendered video).
 
 The service drives a source from one background thread per round::
 
@@ -25,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
+from nertz.referee.errors import NertzError
 from nertz.referee.events import ResultLine, RulingLine
 from nertz.referee.files import read_event_log
 
@@ -70,7 +73,7 @@ class LogReplaySource:
         ValueError: ``speed`` is not positive.
     """
 
-    def __init__(self, path: str | Path, speed: float = 1.0) -> None:
+    def __init__(self, path: str | Path, speed: float = 1.0, video: str | Path | None = None) -> None:
         if not speed > 0:
             raise ValueError(f"replay speed must be positive, got {speed}")
         self.path = Path(path)
@@ -79,6 +82,8 @@ class LogReplaySource:
         self._events = [
             ev.to_json() for _, ev in read_event_log(self.path) if not isinstance(ev, (RulingLine, ResultLine))
         ]
+        self._clock: Callable[[], float] | None = None
+        self._video = _VideoFrames(Path(video)) if video is not None else None
 
     def __len__(self) -> int:
         return len(self._events)
@@ -91,6 +96,7 @@ class LogReplaySource:
     def events(
         self, skip: int, clock: Callable[[], float], stop: threading.Event
     ) -> Iterator[tuple[int, dict[str, Any]]]:
+        self._clock = clock
         for index in range(max(skip, 0), len(self._events)):
             event = self._events[index]
             t = event.get("t")
@@ -105,7 +111,60 @@ class LogReplaySource:
             yield index, dict(event)
 
     def frame(self) -> bytes | None:
-        return None
+        """The video's frame at the round clock (JPEG), or ``None`` without a video."""
+        if self._video is None or self._clock is None:
+            return None
+        return self._video.jpeg_at(self._clock())
+
+
+class _VideoFrames:
+    """Frames of a video file by media time, as JPEG, for a replayed round's camera view.
+
+    Reads sequentially while the clock moves forward (seeking only on a jump), keeps the last
+    encoded frame, and is safe to call from several threads (the MJPEG streams).
+
+    Raises:
+        NertzError: the file cannot be opened as a video.
+    """
+
+    MAX_WIDTH = 960
+    """Frames are scaled down to at most this width (pixels) for the page."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._cap = cv2.VideoCapture(str(path))
+        if not self._cap.isOpened():
+            raise NertzError(f"{path}: cannot be opened as a video")
+        self.fps = self._cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.frames = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self._next = 0  # index of the frame the next read() returns
+        self._last: tuple[int, bytes] | None = None
+        self._lock = threading.Lock()
+
+    def jpeg_at(self, t: float) -> bytes | None:
+        """The frame shown at media time ``t`` (seconds) as JPEG; the last frame after the end."""
+        index = max(0, min(int(t * self.fps), self.frames - 1))
+        with self._lock:
+            if self._last is not None and self._last[0] == index:
+                return self._last[1]
+            if index < self._next or index > self._next + 30:
+                self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
+                self._next = index
+            image = None
+            while self._next <= index:
+                ok, image = self._cap.read()
+                self._next += 1
+                if not ok:
+                    return self._last[1] if self._last else None
+            assert image is not None
+            h, w = image.shape[:2]
+            if w > self.MAX_WIDTH:
+                image = cv2.resize(image, (self.MAX_WIDTH, round(h * self.MAX_WIDTH / w)), interpolation=cv2.INTER_AREA)
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+            if not ok:  # pragma: no cover
+                return None
+            self._last = (index, buf.tobytes())
+            return self._last[1]
 
 
 _PLACEHOLDER: dict[tuple[int, int, str], bytes] = {}
