@@ -1,0 +1,403 @@
+"""Training sets for the card detector and the card classifier, cut from rendered rounds.
+
+:func:`write_dataset` renders simulated rounds (:func:`nertz.datasets.sim.simulate_round`,
+:func:`nertz.datasets.render.make_scene`, :func:`nertz.datasets.render.render_frame`) and writes
+
+- ``kind="detect"``: an ultralytics YOLO detection set (``images/{train,val}``,
+  ``labels/{train,val}``, ``data.yaml``) of square crops (default 320 x 320 pixels) cut from
+  frames scaled so that objects have the size they have when the detector runs at 640 on the
+  whole frame (a 1280 x 720 frame scaled by 0.5), with a random zoom on part of the crops
+  (cards up to 2.5 times larger, as on a close phone photo).
+- ``kind="classify"``: an ultralytics classification set (``train/<class>/``,
+  ``val/<class>/``) of square crops (default 64 x 64) around the *visible part* of each face-up
+  card whose index corner shows (:func:`card_crop`: what lies beyond the box is painted grey), class names in the contract's notation (``7S``, ``TH``,
+  ``JK``).
+
+Label design (why the *visible part* and not the whole card): in a cascaded work pile or a
+fanned waste only a strip of each card shows, with its index corner. A box around the whole
+card of such a strip overlaps the boxes of its neighbours almost entirely (non-maximum
+suppression then keeps one of them) and is centred on pixels showing another card. A box
+around what shows of the card (a strip, a corner, or the whole card for the top card) is a
+distinct, learnable target, and its crop holds the index corner the classifier reads. The
+visible part is computed here by drawing the label quads bottom-up into an id raster at the
+frame's resolution (cards only; hands and arms are accounted for by the renderer's
+``visible`` fraction: cards mostly under a hand are dropped).
+
+Detection classes: ``0 face`` (a face-up card), ``1 back`` (a face-down card), ``2 hand``.
+
+Everything is drawn from ``numpy.random.default_rng`` with seeds derived from
+``(seed, scene index)`` (:class:`numpy.random.SeedSequence`), so a set is the same for the same
+arguments whatever ``workers`` is. Scene ``i`` goes to ``val`` when ``i % val_every == 0``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+__all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
+           "KINDS"]
+
+KINDS = ("detect", "classify")
+DETECT_CLASSES = ("face", "back", "hand")
+"""Class names of the detector, in class-id order."""
+CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
+"""The classifier's class names (52 cards and the joker)."""
+
+_NAMES = ("red", "blue", "green", "yellow", "purple", "orange")
+
+
+# ---------------------------------------------------------------------------------------------
+def visible_boxes(labels: dict, width: int, height: int) -> list[tuple[int, np.ndarray, float]]:
+    """Axis-aligned box of the visible part of each labelled card.
+
+    Args:
+        labels: :func:`nertz.datasets.render.render_frame` labels (cards bottom first).
+        width, height: frame size, pixels.
+
+    Returns:
+        ``[(index into labels["cards"], box (4,) float [x0, y0, x1, y1] pixels, fraction)]``
+        for cards with at least 12 visible pixels, where ``fraction`` is the visible share of
+        the card's quad as computed here from cards only (hands not counted; compare with the
+        renderer's ``visible``). Slivers (thinner than 10 % of the card's width, from a card
+        under a slightly shifted one) are removed by a morphological opening first.
+    """
+    ids = np.zeros((height, width), np.int32)
+    cards = labels["cards"]
+    quads = [np.asarray(c["quad"], np.float64) for c in cards]
+    for i, q in enumerate(quads):
+        cv2.fillConvexPoly(ids, np.round(q * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
+    out = []
+    for i, q in enumerate(quads):
+        x0 = max(int(math.floor(q[:, 0].min())), 0)
+        y0 = max(int(math.floor(q[:, 1].min())), 0)
+        x1 = min(int(math.ceil(q[:, 0].max())) + 1, width)
+        y1 = min(int(math.ceil(q[:, 1].max())) + 1, height)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        m = (ids[y0:y1, x0:x1] == i + 1).astype(np.uint8)
+        # slivers along the edges of a card lying under a slightly shifted one are not what a
+        # person (or the detector) sees of it: open the mask with a kernel of 10 % of the card
+        side = min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
+        k = max(3, int(round(0.1 * side)))
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+        n = int(m.sum())
+        if n < 12:
+            continue
+        ys, xs = np.nonzero(m)
+        area = abs(cv2.contourArea(q.astype(np.float32)))
+        out.append((i, np.array([x0 + xs.min(), y0 + ys.min(), x0 + xs.max() + 1, y0 + ys.max() + 1],
+                                np.float64), n / max(area, 1.0)))
+    return out
+
+
+def square_crop(image: np.ndarray, box: np.ndarray, size: int, pad: float = 1.15,
+                shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """The square around ``box`` (side ``pad * max(w, h)``, centre moved by ``shift`` times the
+    side), resized to ``size`` x ``size``; pixels outside the image are replicated from its edge.
+
+    This is the one crop definition shared by the classifier's training set and by inference
+    (:mod:`nertz.vision.detect`).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        box: ``[x0, y0, x1, y1]`` pixels.
+        size: output side, pixels.
+
+    Returns:
+        ``(size, size, 3) uint8`` BGR.
+    """
+    x0, y0, x1, y1 = (float(v) for v in box)
+    side = max(x1 - x0, y1 - y0, 2.0) * pad
+    cx = (x0 + x1) / 2 + shift[0] * side
+    cy = (y0 + y1) / 2 + shift[1] * side
+    n = max(int(round(side)), 1)
+    c0, r0 = int(round(cx - n / 2)), int(round(cy - n / 2))
+    H, W = image.shape[:2]
+    # pixels outside the image: replicate the edge (only the part of the border needed)
+    top, left = max(0, -r0), max(0, -c0)
+    bottom, right = max(0, r0 + n - H), max(0, c0 + n - W)
+    sub = image[max(r0, 0):min(r0 + n, H), max(c0, 0):min(c0 + n, W)]
+    if sub.size == 0:
+        raise ValueError(f"crop box {list(box)} lies outside the {W}x{H} image")
+    if top or left or bottom or right:
+        sub = cv2.copyMakeBorder(sub, top, bottom, left, right, cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
+    return cv2.resize(sub, (size, size), interpolation=interp)
+
+
+def card_crop(image: np.ndarray, box: np.ndarray, size: int = 64, pad: float = 1.15,
+              margin: float = 0.1, fill: int = 114) -> np.ndarray:
+    """The classifier's input for one detected card: :func:`square_crop` around ``box`` with
+    everything farther than ``margin`` times the box's size outside the box painted ``fill``
+    grey (a strip of a cascaded card is thin: its square would otherwise show the neighbouring
+    cards whole, and the classifier could read the wrong one).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR. box: ``[x0, y0, x1, y1]`` pixels. size: output side.
+
+    Returns:
+        ``(size, size, 3) uint8`` BGR.
+    """
+    x0, y0, x1, y1 = (float(v) for v in box)
+    crop = square_crop(image, box, size, pad)
+    w, h = x1 - x0, y1 - y0
+    side = max(w, h, 2.0) * pad
+    s = size / side
+    hw, hh = (w / 2 + margin * w) * s, (h / 2 + margin * h) * s
+    c = size / 2
+    a0, a1 = int(max(round(c - hw), 0)), int(min(round(c + hw), size))
+    b0, b1 = int(max(round(c - hh), 0)), int(min(round(c + hh), size))
+    out = np.full_like(crop, fill)
+    out[b0:b1, a0:a1] = crop[b0:b1, a0:a1]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+def _frames(index: int, seed: int, frames: int, opts: dict,
+            scene_close: list | None = None, info: dict | None = None) -> tuple[np.random.Generator, list]:
+    """Simulate and render ``frames`` frames of scene ``index``: ``(rng, [(frame, labels)])``;
+    ``scene_close[0]`` is set True for a close-up camera, ``info["table"]`` to the table file."""
+    scene_close = scene_close if scene_close is not None else [False]
+    from .render import make_scene, render_frame
+    from nertz.referee.table import MIN_BACK_DELTA_E, delta_e
+
+    from .sim import DEFAULT_BACKS, SimSettings, simulate_round
+
+    ss = np.random.SeedSequence([int(seed), int(index)])
+    rng = np.random.default_rng(ss)
+    players = int(rng.integers(2, 7))
+    partner = players >= 4 and players % 2 == 0 and rng.random() < 0.15
+    jokers = bool(rng.random() < 0.4)
+    owners = players // 2 if partner else players
+    # back colours: the defaults, or random ones (decks are not always red/blue/...)
+    backs = list(DEFAULT_BACKS)
+    for k in range(owners):
+        if rng.random() < 0.4:
+            for _ in range(20):  # the table file refuses backs closer than MIN_BACK_DELTA_E
+                c = "#%02x%02x%02x" % tuple(int(v) for v in rng.integers(0, 256, 3))
+                if all(delta_e(c, b) >= MIN_BACK_DELTA_E + 3 for j, b in enumerate(backs[:owners]) if j != k):
+                    backs[k] = c
+                    break
+    settings = SimSettings(players=players, partnerships=partner, jokers=jokers,
+                           nertz_pile=int(rng.choice([11, 12, 13])), stock_turn=int(rng.choice([3, 1])),
+                           backs=tuple(backs))
+    rnd = simulate_round(settings, int(rng.integers(1 << 31)))
+    res = opts.get("resolution")
+    if res is None and rng.random() < 0.15:
+        res = [(960, 540), (1024, 576), (1600, 900), (1280, 960)][int(rng.integers(4))]
+    # a share of close-up cameras (the play region overfills the frame): large, sharp cards,
+    # as on a phone photo of a few cards
+    close = bool(rng.random() < float(opts.get("close_p", 0.2)))
+    fill = float(np.exp(rng.uniform(math.log(1.3), math.log(3.5)))) if close else None
+    scene = make_scene(rnd.table["players"], int(rng.integers(1 << 31)), resolution=res, fill=fill,
+                       max_canvas_px=float(opts.get("max_canvas_px", 6e6)))
+    scene_close[0] = close
+    times = np.sort(rng.uniform(0, rnd.duration, frames))
+    if jokers and "JK" not in scene.sprites.faces:
+        # this card design draws no joker: play the same seed's round without jokers
+        rnd = simulate_round(dataclasses.replace(settings, jokers=False), rnd.seed)
+        times = np.minimum(times, rnd.duration)
+    if info is not None:
+        info["table"] = rnd.table
+    out = []
+    for t in times:
+        out.append(render_frame(scene, rnd.state_at(float(t))))
+    return rng, out
+
+
+def _roll(frame: np.ndarray, lab: dict, deg: float) -> tuple[np.ndarray, dict]:
+    """The frame turned by ``deg`` degrees about its centre (a camera rolled about its axis:
+    cards at any angle, as on foundations), with the label quads turned exactly and hand boxes
+    as the box of their turned corners. Corners uncovered by the turn are the frame's mean
+    colour. Returns ``(frame, labels)`` (new objects)."""
+    H, W = frame.shape[:2]
+    m = cv2.getRotationMatrix2D(((W - 1) / 2, (H - 1) / 2), deg, 1.0)
+    fill = tuple(float(v) for v in frame.reshape(-1, 3).mean(axis=0))
+    out = cv2.warpAffine(frame, m, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                         borderValue=fill)
+
+    def tr(pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
+        return pts @ m[:, :2].T + m[:, 2]
+
+    cards = [dict(c, quad=tr(c["quad"]).tolist()) for c in lab["cards"]]
+    hands = []
+    for h in lab["hands"]:
+        x0, y0, x1, y1 = h["box"]
+        p = tr(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        lo = np.clip(p.min(axis=0), 0, [W, H])
+        hi = np.clip(p.max(axis=0), 0, [W, H])
+        if np.all(hi - lo >= 1):
+            hands.append(dict(h, box=[*lo.tolist(), *hi.tolist()]))
+    return out, dict(lab, cards=cards, hands=hands)
+
+
+def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the crops of scene ``index``; returns how many images were written."""
+    imgsz = int(opts.get("imgsz", 320))
+    frames = int(opts.get("frames_per_scene", 3))
+    crops = int(opts.get("crops_per_frame", 3))
+    zoom_p = float(opts.get("zoom_p", 0.35))
+    close = [False]
+    rng, rendered = _frames(index, seed, frames, opts, close)
+    if close[0]:
+        zoom_p = 0.0
+    roll_p = float(opts.get("roll_p", 0.0))
+    n = 0
+    for f_i, (frame, lab) in enumerate(rendered):
+        H, W = frame.shape[:2]
+        if roll_p > 0 and rng.random() < roll_p:
+            frame, lab = _roll(frame, lab, float(rng.uniform(-180, 180)))
+        objs: list[tuple[int, np.ndarray]] = []
+        for i, box, frac in visible_boxes(lab, W, H):
+            c = lab["cards"][i]
+            if c["visible"] < 0.5 * frac and c["visible"] < 0.3:
+                continue  # mostly under a hand or an arm: the raster box would be wrong
+            objs.append((0 if c["face_up"] else 1, box))
+        for h in lab["hands"]:
+            objs.append((2, np.asarray(h["box"], np.float64)))
+        centres = np.array([(b[:2] + b[2:]) / 2 for _, b in objs]) if objs else np.zeros((0, 2))
+        for c_i in range(crops):
+            z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
+            scale = 640.0 / W * z  # output pixels per source pixel
+            side = imgsz / scale  # crop side in source pixels
+            if len(centres) and rng.random() < 0.85:
+                cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
+            else:
+                cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+            x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
+            y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
+            crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
+            lines = []
+            for cls, b in objs:
+                bb = (b - [x0, y0, x0, y0]) * scale
+                cb = np.clip(bb, 0, imgsz)
+                w, h = cb[2] - cb[0], cb[3] - cb[1]
+                a0 = (bb[2] - bb[0]) * (bb[3] - bb[1])
+                if w < 2 or h < 2 or w * h < 0.35 * a0:
+                    continue
+                lines.append(f"{cls} {(cb[0] + cb[2]) / 2 / imgsz:.6f} {(cb[1] + cb[3]) / 2 / imgsz:.6f} "
+                             f"{w / imgsz:.6f} {h / imgsz:.6f}")
+            name = f"s{index:05d}_{f_i}_{c_i}"
+            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), crop,
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (Path(out) / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            n += 1
+    return n
+
+
+def _classify_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the card crops of scene ``index``; returns how many were written."""
+    size = int(opts.get("crop", 64))
+    frames = int(opts.get("frames_per_scene", 3))
+    per_frame = int(opts.get("cards_per_frame", 40))
+    rng, rendered = _frames(index, seed, frames, opts)
+    n = 0
+    for f_i, (frame, lab) in enumerate(rendered):
+        H, W = frame.shape[:2]
+        cand = []
+        for i, box, frac in visible_boxes(lab, W, H):
+            c = lab["cards"][i]
+            if not c["face_up"] or not c["corner_visible"] or c["visible"] < 0.5 * frac:
+                continue
+            cand.append((c["card"], box))
+        rng.shuffle(cand)
+        for k, (card, box) in enumerate(cand[:per_frame]):
+            # the detector's box is not exact: jitter the box edges by up to ~8 % of its size
+            w, h = box[2] - box[0], box[3] - box[1]
+            jb = box + rng.normal(0, 0.04, 4) * [w, h, w, h]
+            crop = card_crop(frame, jb, size, pad=float(rng.uniform(1.05, 1.3)))
+            d = Path(out) / split / card
+            cv2.imwrite(str(d / f"s{index:05d}_{f_i}_{k}.png"), crop)
+            n += 1
+    return n
+
+
+def _run(job: Callable, args: list[tuple], workers: int, desc: str) -> int:
+    """Run ``job(*a)`` for every ``a`` (in ``workers`` processes), with a progress bar."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    total = 0
+    with Progress(TextColumn(desc), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()) as bar:
+        task = bar.add_task(desc, total=len(args))
+        if workers <= 1:
+            for a in args:
+                total += job(*a)
+                bar.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as ex:
+                for r in ex.map(job, *zip(*args)):
+                    total += r
+                    bar.advance(task)
+    return total
+
+
+def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1, **options: Any) -> Path:
+    """Render a training set for the detector or the classifier.
+
+    Args:
+        kind: ``"detect"`` or ``"classify"``.
+        images: about how many images to write (detect: crops; classify: card crops). Scenes
+            are rendered until the target is met: detect writes ``frames_per_scene *
+            crops_per_frame`` crops per scene, classify up to ``frames_per_scene *
+            cards_per_frame``.
+        seed: everything is derived from it; the same arguments give the same files.
+        out: folder to write (created; existing files of the same names are overwritten).
+        workers: processes rendering in parallel (scenes are independent).
+        **options: ``val_every`` (every n-th scene goes to ``val``, default 10),
+            ``frames_per_scene`` (3), detect: ``imgsz`` (320), ``crops_per_frame`` (3),
+            ``zoom_p`` (0.35, share of crops zoomed in up to 2.5x); ``close_p`` (0.2, share of
+            scenes with a close-up camera, ``fill`` 1.3..3.5 of :func:`make_scene`); ``roll_p``
+            (0.0, share of frames turned by a random angle, :func:`_roll`); classify: ``crop`` (64 px),
+            ``cards_per_frame`` (40); ``resolution`` ((W, H) for every scene, default drawn),
+            ``max_canvas_px`` (6e6).
+
+    Returns:
+        The dataset file to give ultralytics: ``out/data.yaml`` (detect) or ``out`` itself
+        (classify: ultralytics takes the folder; ``out/data.yaml`` is written too, listing
+        the classes, for people).
+
+    Raises:
+        ValueError: unknown ``kind``, ``images`` < 1 or ``workers`` < 1.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown dataset kind {kind!r}; choose from {KINDS}")
+    if images < 1:
+        raise ValueError(f"images must be at least 1, got {images}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    out = Path(out)
+    val_every = int(options.get("val_every", 10))
+    frames = int(options.get("frames_per_scene", 3))
+    if kind == "detect":
+        per_scene = frames * int(options.get("crops_per_frame", 3))
+        for split in ("train", "val"):
+            (out / "images" / split).mkdir(parents=True, exist_ok=True)
+            (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        job: Callable = _detect_job
+    else:
+        per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
+        for split in ("train", "val"):
+            for c in CARD_CLASSES:
+                (out / split / c).mkdir(parents=True, exist_ok=True)
+        job = _classify_job
+    scenes = max(1, math.ceil(images / per_scene))
+    args = [(i, seed, str(out), "val" if i % val_every == 0 else "train", options) for i in range(scenes)]
+    total = _run(job, args, workers, f"{kind} set: {scenes} scenes")
+    yaml = out / "data.yaml"
+    if kind == "detect":
+        names = "\n".join(f"  {i}: {n}" for i, n in enumerate(DETECT_CLASSES))
+        yaml.write_text(f"# nertz synthetic detection set: seed {seed}, {total} images, {scenes} scenes\n"
+                        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
+        return yaml
+    names = "\n".join(f"  {i}: {n}" for i, n in enumerate(sorted(CARD_CLASSES)))
+    yaml.write_text(f"# nertz synthetic classification set: seed {seed}, {total} crops, {scenes} scenes\n"
+                    f"# ultralytics takes the folder itself: data={out.resolve()}\nnames:\n{names}\n")
+    return out

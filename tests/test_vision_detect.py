@@ -1,0 +1,120 @@
+"""The shipped card models on ONNX Runtime (no torch), the back-colour matcher, image errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nertz.vision.backs import BackMatcher, back_lab
+from nertz.vision.detect import (CLASSIFIER_ONNX, DETECTOR_ONNX, CardRecognizer, Detections, ImageError,
+                                 decode_yolo, letterbox, load_image)
+
+TABLE = {"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"},
+                     {"name": "green", "back": "#1e8a3a"}]}
+
+
+def _solid(hex_colour: str, size: tuple[int, int] = (40, 28), border: int = 3) -> np.ndarray:
+    """A back: the colour inside a white border, BGR."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    img = np.full((size[0], size[1], 3), 255, np.uint8)
+    img[border:-border, border:-border] = (b, g, r)
+    return img
+
+
+# --- backs ------------------------------------------------------------------------------------
+def test_back_matcher_names_each_registered_colour():
+    m = BackMatcher.from_table(TABLE)
+    for p in TABLE["players"]:
+        name, dist = m.match(_solid(p["back"]))
+        assert name == p["name"]
+        assert dist < 3.0
+
+
+def test_back_matcher_tolerates_light_changes_but_not_other_colours():
+    m = BackMatcher.from_table(TABLE)
+    dim = (_solid("#b3261e").astype(np.float32) * 0.75).astype(np.uint8)  # in a shadow
+    assert m.match(dim)[0] == "red"
+    assert m.match(_solid("#e8e020"))[0] == "unknown"  # a yellow deck nobody registered
+    assert m.match(_solid("#808080"))[0] == "unknown"
+
+
+def test_back_lab_rejects_empty_crop():
+    with pytest.raises(ValueError):
+        back_lab(np.zeros((0, 5, 3), np.uint8))
+
+
+# --- images -----------------------------------------------------------------------------------
+def test_unreadable_image_is_a_clear_error(tmp_path):
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not a picture")
+    with pytest.raises(ImageError, match="notes.jpg"):
+        load_image(bad)
+    with pytest.raises(ImageError, match="no such image"):
+        load_image(tmp_path / "missing.png")
+
+
+# --- decoding ---------------------------------------------------------------------------------
+def test_letterbox_and_decode_map_boxes_back_to_the_image():
+    img = np.zeros((720, 1280, 3), np.uint8)
+    blob, r = letterbox(img, 640)
+    assert blob.shape == (1, 3, 384, 640) and r == pytest.approx(0.5)
+    out = np.zeros((1, 7, 3), np.float32)  # 3 classes, 3 anchors
+    out[0, :4, 0] = [100, 50, 20, 30]  # cx, cy, w, h in input pixels
+    out[0, 4, 0] = 0.9
+    out[0, :4, 1] = [101, 50, 20, 30]  # a duplicate, suppressed
+    out[0, 4, 1] = 0.8
+    out[0, :4, 2] = [300, 200, 10, 10]
+    out[0, 6, 2] = 0.1  # below the threshold
+    boxes, score, cls = decode_yolo(out, r, conf=0.25, iou=0.5)
+    assert len(boxes) == 1 and cls[0] == 0
+    np.testing.assert_allclose(boxes[0], [180, 70, 220, 130], atol=1e-4)
+    d = Detections.from_boxes(boxes, score, cls)
+    assert d.quads.shape == (1, 4, 2)
+    np.testing.assert_allclose(d.quads[0], [[180, 70], [220, 70], [220, 130], [180, 130]])
+
+
+# --- the shipped models ------------------------------------------------------------------------
+needs_models = pytest.mark.skipif(not (DETECTOR_ONNX.is_file() and CLASSIFIER_ONNX.is_file()),
+                                  reason="models not shipped")
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    """Two small rendered frames of a 2-player round with their labels."""
+    from nertz.datasets.render import make_scene, render_frame
+    from nertz.datasets.sim import SimSettings, simulate_round
+
+    rnd = simulate_round(SimSettings(players=2), 3)
+    scene = make_scene(rnd.table["players"], 11, resolution=(640, 360), tilt_deg=0.0, fill=1.6)
+    return rnd.table, [render_frame(scene, rnd.state_at(t)) for t in (1.0, rnd.duration * 0.5)]
+
+
+@needs_models
+def test_shipped_models_find_and_name_cards(rendered):
+    table, frames = rendered
+    rec = CardRecognizer(table=table)
+    found = right = 0
+    for frame, lab in frames:
+        det = rec(frame)
+        cards = det.cards()
+        assert all(len(c["quad"]) == 4 for c in cards)
+        faces = {c["card"] for c in lab["cards"] if c["face_up"] and c["visible"] > 0.9}
+        said = {c["label"] for c in cards if c["label"] != "back"}
+        found += len(cards)
+        right += len(faces & said)
+        assert len(cards) >= 0.5 * sum(1 for c in lab["cards"] if c["visible"] > 0.5)
+    assert right >= 1
+
+
+# --- training needs the [train] extra ------------------------------------------------------------
+def test_training_without_the_train_extra_says_how_to_install(monkeypatch, tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None and importlib.util.find_spec("ultralytics") is not None:
+        pytest.skip("the [train] extra is installed here")
+    from nertz.vision.train import TrainError, train_detector
+
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "cfg"))
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    with pytest.raises(TrainError, match=r"pip install -e '\.\[train\]'"):
+        train_detector(tmp_path / "data.yaml", epochs=1)

@@ -1,0 +1,63 @@
+"""``nertz detect IMAGE... [--table T.json] [--json]``: the cards seen in images.
+
+The lead mounts it with ``app.command("detect")(detect_command)`` in ``nertz/cli.py``.
+
+With ``--json``, one line per image in the contract of ``shared/DESIGN.md``:
+``{"image": path, "cards": [{"label", "back", "quad", "confidence"}]}``; an image that cannot
+be read gives ``{"image": path, "error": message}`` and the others are still processed.
+Without it, a readable list. Exit status 2 when any image could not be read (after all of them
+were processed) or when the table file or the models are bad.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+
+
+def detect_command(
+    images: Annotated[list[Path], typer.Argument(help="image files")],
+    table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image")] = False,
+    conf: Annotated[float, typer.Option(help="detector confidence threshold")] = 0.3,
+) -> None:
+    """Find and name the cards in each image."""
+    from nertz.referee.files import read_table
+
+    from .detect import CardRecognizer, load_image
+
+    try:
+        rec = CardRecognizer(table=read_table(table) if table is not None else None, conf=conf)
+    except NertzError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2)
+    failed = 0
+    for path in images:
+        try:
+            frame = load_image(path)
+        except NertzError as e:
+            failed += 1
+            if json_out:
+                sys.stdout.write(json.dumps({"image": str(path), "error": str(e)}) + "\n")
+            else:
+                typer.echo(f"error: {e}", err=True)
+            continue
+        cards = rec(frame).cards()
+        if json_out:
+            sys.stdout.write(json.dumps({"image": str(path), "cards": cards}) + "\n")
+        else:
+            typer.echo(f"{path}: {len(cards)} cards")
+            for c in cards:
+                (x0, y0), (x1, y1) = c["quad"][0], c["quad"][2]
+                who = f" ({c['back']})" if c["label"] == "back" else ""
+                typer.echo(f"  {c['label']:>4}{who}  {c['confidence']:.2f}  "
+                           f"[{x0:.0f},{y0:.0f} .. {x1:.0f},{y1:.0f}]")
+        sys.stdout.flush()
+    if failed:
+        raise typer.Exit(2)

@@ -1,0 +1,310 @@
+"""Measuring the recogniser: precision, recall and identity accuracy against labelled images.
+
+- :func:`match_boxes`: greedy one-to-one matching of detections to ground truth by IoU.
+- :func:`evaluate`: runs a :class:`~nertz.vision.detect.CardRecognizer` on ``(frame, truth)``
+  samples and counts, per detector class, true positives, false positives and misses, and for
+  every matched face whether the classifier named it right (with the confusion pairs).
+- :func:`synthetic_samples`: held-out rendered frames with their truth (visible-part boxes).
+- :func:`voc_samples`: a folder of images with Pascal-VOC boxes and, optionally, a JSON list
+  of identities (the format of ``shared/real_cards/edje_tf_cards/train_labels.json``).
+
+``python -m nertz.vision.evaluate synth N SEED``, ``python -m nertz.vision.evaluate crops DIR``
+(classifier top-1 on a classification folder) and
+``python -m nertz.vision.evaluate voc DIR LABELS.json [IMGSZ]`` print the figures (medians of timing
+are printed too; they are only meaningful on an otherwise idle machine).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from nertz.datasets.export import DETECT_CLASSES, visible_boxes
+
+__all__ = ["iou_matrix", "match_boxes", "evaluate", "synthetic_samples", "voc_samples", "format_report",
+           "back_accuracy", "classifier_accuracy"]
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box of ``a (N, 4)`` with every box of ``b (M, 4)`` (xyxy): ``(N, M)``."""
+    a = np.asarray(a, np.float64).reshape(-1, 4)
+    b = np.asarray(b, np.float64).reshape(-1, 4)
+    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def match_boxes(det: np.ndarray, gt: np.ndarray, thr: float = 0.5) -> list[tuple[int, int]]:
+    """Greedy matching, highest IoU first: ``[(det index, gt index)]`` with IoU >= ``thr``."""
+    if len(det) == 0 or len(gt) == 0:
+        return []
+    m = iou_matrix(det, gt)
+    pairs = []
+    used_d, used_g = set(), set()
+    for flat in np.argsort(-m, axis=None):
+        i, j = np.unravel_index(flat, m.shape)
+        if m[i, j] < thr:
+            break
+        if i in used_d or j in used_g:
+            continue
+        used_d.add(i)
+        used_g.add(j)
+        pairs.append((int(i), int(j)))
+    return pairs
+
+
+def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float = 0.5,
+             classes: tuple[int, ...] = (0, 1, 2)) -> dict:
+    """Run ``recognizer`` on samples and count.
+
+    Args:
+        recognizer: a :class:`~nertz.vision.detect.CardRecognizer`.
+        samples: ``(frame (H, W, 3) uint8 BGR, truth)`` where truth is ``{"boxes": (M, 4) xyxy
+            pixels, "class_id": (M,) detector classes, "labels": (M,) card names or "" where
+            unknown}``.
+        iou: matching threshold.
+        classes: the detector classes scored (others are ignored in detections and truth).
+
+    Returns:
+        ``{"per_class": {name: {"tp", "fp", "fn", "precision", "recall"}}, "all": {...}
+        (faces and backs together, class-agnostic matching), "identity": {"n", "right",
+        "accuracy"}, "confusions": [(truth, said, count)], "images", "det_ms", "full_ms"}``.
+    """
+    counts = {c: Counter() for c in classes}
+    card_counts = Counter()
+    ident = Counter()
+    conf_pairs: Counter = Counter()
+    det_ms, full_ms = [], []
+    n_img = 0
+    for frame, truth in samples:
+        n_img += 1
+        t0 = time.perf_counter()
+        d = recognizer.detect(frame)
+        t1 = time.perf_counter()
+        d = recognizer.identify(frame, d)
+        t2 = time.perf_counter()
+        det_ms.append((t1 - t0) * 1000)
+        full_ms.append((t2 - t0) * 1000)
+        gb, gc, gl = np.asarray(truth["boxes"]).reshape(-1, 4), np.asarray(truth["class_id"]), truth["labels"]
+        for c in classes:
+            di = np.nonzero(d.class_id == c)[0]
+            gi = np.nonzero(gc == c)[0]
+            pairs = match_boxes(d.boxes[di], gb[gi], iou)
+            counts[c]["tp"] += len(pairs)
+            counts[c]["fp"] += len(di) - len(pairs)
+            counts[c]["fn"] += len(gi) - len(pairs)
+            if c == 0:
+                for a, b in pairs:
+                    want = gl[gi[b]]
+                    if not want:
+                        continue
+                    said = str(d.labels[di[a]])
+                    ident["n"] += 1
+                    ident["right"] += said == want
+                    if said != want:
+                        conf_pairs[(want, said)] += 1
+        # cards regardless of face/back
+        di = np.nonzero(np.isin(d.class_id, [0, 1]))[0]
+        gi = np.nonzero(np.isin(gc, [0, 1]))[0]
+        pairs = match_boxes(d.boxes[di], gb[gi], iou)
+        card_counts["tp"] += len(pairs)
+        card_counts["fp"] += len(di) - len(pairs)
+        card_counts["fn"] += len(gi) - len(pairs)
+
+    def pr(c: Counter) -> dict:
+        tp, fp, fn = c["tp"], c["fp"], c["fn"]
+        return {"tp": tp, "fp": fp, "fn": fn, "precision": tp / max(tp + fp, 1), "recall": tp / max(tp + fn, 1)}
+
+    return {
+        "images": n_img,
+        "per_class": {DETECT_CLASSES[c]: pr(counts[c]) for c in classes},
+        "all": pr(card_counts),
+        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1)},
+        "confusions": [(a, b, n) for (a, b), n in conf_pairs.most_common(15)],
+        "det_ms": float(np.median(det_ms)) if det_ms else float("nan"),
+        "full_ms": float(np.median(full_ms)) if full_ms else float("nan"),
+    }
+
+
+def synthetic_samples(n: int, seed: int, frames_per_scene: int = 2, **opts) -> Iterator[tuple[np.ndarray, dict]]:
+    """Held-out rendered frames (whole frames, not crops) with their truth: visible-part boxes of
+    cards (face 0 / back 1, the face's name) and hand boxes (2), as in the training sets of
+    :mod:`nertz.datasets.export` (cards mostly under a hand are left out of the truth, so a
+    detection of one counts as a false positive: they are few)."""
+    from nertz.datasets.export import _frames
+
+    k = 0
+    i = 0
+    while k < n:
+        info: dict = {}
+        _, rendered = _frames(i, seed, frames_per_scene, opts, info=info)
+        table_file = info["table"]
+        i += 1
+        for frame, lab in rendered:
+            if k >= n:
+                break
+            H, W = frame.shape[:2]
+            boxes, cls, labels, owners, vis = [], [], [], [], []
+            for j, box, frac in visible_boxes(lab, W, H):
+                c = lab["cards"][j]
+                if c["visible"] < 0.5 * frac and c["visible"] < 0.3:
+                    continue
+                boxes.append(box)
+                cls.append(0 if c["face_up"] else 1)
+                labels.append(c["card"] if c["face_up"] and c["corner_visible"] else "")
+                owners.append(c["owner"])
+                vis.append(c["visible"])
+            for h in lab["hands"]:
+                boxes.append(h["box"])
+                cls.append(2)
+                labels.append("")
+                owners.append(h["hand"])
+                vis.append(1.0)
+            k += 1
+            yield frame, {"boxes": np.array(boxes, np.float64).reshape(-1, 4), "class_id": np.array(cls, np.int64),
+                          "labels": labels, "owners": owners, "visible": vis, "table": lab,
+                          "table_file": table_file}
+
+
+def voc_samples(folder: Path, labels_json: Path | None = None,
+                images: Iterable[str] | None = None) -> Iterator[tuple[np.ndarray, dict]]:
+    """Images with Pascal-VOC ``.xml`` boxes (all class 0: face-up cards); identities from
+    ``labels_json`` (``{"images": [{"image", "boxes": [{"xmin", "ymin", "xmax", "ymax",
+    "card"}]}]}``) when given. ``images`` restricts to those file names."""
+    from .detect import load_image
+
+    folder = Path(folder)
+    if labels_json is not None:
+        data = json.loads(Path(labels_json).read_text())
+        entries = [(e["image"], [(b["xmin"], b["ymin"], b["xmax"], b["ymax"], b.get("card", "")) for b in e["boxes"]])
+                   for e in data["images"]]
+    else:
+        entries = []
+        for x in sorted(folder.glob("*.xml")):
+            root = ET.parse(x).getroot()
+            bs = [(float(o.find("bndbox/xmin").text), float(o.find("bndbox/ymin").text),
+                   float(o.find("bndbox/xmax").text), float(o.find("bndbox/ymax").text), "")
+                  for o in root.iter("object")]
+            entries.append((root.find("filename").text, bs))
+    keep = set(images) if images is not None else None
+    for name, bs in entries:
+        if keep is not None and name not in keep:
+            continue
+        frame = load_image(folder / name)
+        yield frame, {"boxes": np.array([b[:4] for b in bs], np.float64).reshape(-1, 4),
+                      "class_id": np.zeros(len(bs), np.int64), "labels": [b[4] for b in bs], "name": name}
+
+
+def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float = 0.5,
+                  threshold: float | None = None) -> dict:
+    """How often :class:`~nertz.vision.backs.BackMatcher` names the right owner of a face-down
+    card, on the *true* boxes of :func:`synthetic_samples` (the detector left out).
+
+    Counts backs whose renderer ``visible`` fraction is at least ``min_visible``.
+
+    Returns:
+        ``{"n", "right", "unknown", "wrong", "accuracy", "wrong_pairs": [(truth, said, n)],
+        "distances": (n,) array of distances to the true owner}``.
+    """
+    from .backs import BackMatcher, back_lab
+
+    c = Counter()
+    pairs: Counter = Counter()
+    dist = []
+    for frame, truth in samples:
+        tbl = truth.get("table_file")
+        m = BackMatcher.from_table(tbl) if threshold is None else BackMatcher.from_table(tbl, threshold)
+        for j, b in enumerate(truth["boxes"]):
+            if truth["class_id"][j] != 1 or truth["visible"][j] < min_visible:
+                continue
+            x0, y0, x1, y1 = np.round(b).astype(int)
+            crop = frame[y0:y1, x0:x1]
+            if crop.size == 0:
+                continue
+            want = truth["owners"][j]
+            said, d = m.match(crop)
+            dist.append(float(m.distances(back_lab(crop))[m.names.index(want)]))
+            c["n"] += 1
+            c["right"] += said == want
+            c["unknown"] += said == "unknown"
+            c["wrong"] += said not in (want, "unknown")
+            if said != want:
+                pairs[(want, said)] += 1
+    return {"n": c["n"], "right": c["right"], "unknown": c["unknown"], "wrong": c["wrong"],
+            "accuracy": c["right"] / max(c["n"], 1), "wrong_pairs": pairs.most_common(10),
+            "distances": np.array(dist)}
+
+
+def classifier_accuracy(recognizer, folder: Path, batch: int = 256) -> dict:
+    """Top-1 accuracy of the recogniser's classifier on a classification folder
+    (``<folder>/<class>/*.png``, crops as written by :func:`nertz.datasets.export.write_dataset`).
+
+    Returns:
+        ``{"n", "right", "accuracy", "per_class": {name: accuracy}, "confusions": [(truth, said, n)]}``.
+    """
+    import cv2
+
+    items = [(p, p.parent.name) for p in sorted(Path(folder).glob("*/*.png"))]
+    size = recognizer.cls_size
+    right = Counter()
+    total = Counter()
+    pairs: Counter = Counter()
+    for i in range(0, len(items), batch):
+        chunk = items[i:i + batch]
+        crops = np.stack([cv2.resize(cv2.imread(str(p)), (size, size), interpolation=cv2.INTER_AREA) for p, _ in chunk])
+        said, _ = recognizer.classify_crops(crops)
+        for (p, want), got in zip(chunk, said):
+            total[want] += 1
+            right[want] += got == want
+            if got != want:
+                pairs[(want, got)] += 1
+    n = sum(total.values())
+    return {"n": n, "right": sum(right.values()), "accuracy": sum(right.values()) / max(n, 1),
+            "per_class": {k: right[k] / total[k] for k in sorted(total)},
+            "confusions": [(a, b, c) for (a, b), c in pairs.most_common(15)]}
+
+
+def format_report(r: dict) -> str:
+    """Readable lines of an :func:`evaluate` result."""
+    out = [f"images: {r['images']}"]
+    for name, c in list(r["per_class"].items()) + [("cards (face or back)", r["all"])]:
+        out.append(f"  {name:>20}: precision {c['precision']:.3f} recall {c['recall']:.3f} "
+                   f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']})")
+    i = r["identity"]
+    out.append(f"  identity of matched faces: {i['accuracy']:.4f} ({i['right']}/{i['n']})")
+    if r["confusions"]:
+        out.append("  confusions (truth -> said: n): " + ", ".join(f"{a}->{b}: {n}" for a, b, n in r["confusions"]))
+    out.append(f"  median ms per image: detector {r['det_ms']:.1f}, detector + identification {r['full_ms']:.1f}")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":  # pragma: no cover - a measuring script
+    from .detect import CardRecognizer
+
+    kind = sys.argv[1]
+    if kind == "crops":
+        r = classifier_accuracy(CardRecognizer(table=None), Path(sys.argv[2]))
+        worst = sorted(r["per_class"].items(), key=lambda kv: kv[1])[:8]
+        print(f"classifier top-1 {r['accuracy']:.4f} ({r['right']}/{r['n']}); worst classes {worst}; "
+              f"confusions {r['confusions']}")
+        sys.exit(0)
+    if kind == "synth":
+        rec = CardRecognizer(table=None)
+        res = evaluate(rec, synthetic_samples(int(sys.argv[2]), int(sys.argv[3])))
+    else:
+        rec = CardRecognizer(table=None, imgsz=int(sys.argv[4]) if len(sys.argv) > 4 else 640)
+        res = evaluate(rec, voc_samples(Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else None),
+                       classes=(0,))
+    print(format_report(res))
