@@ -16,23 +16,12 @@ import cv2
 import numpy as np
 
 from .geometry import CARD_H, CARD_W
+from .art import hex_to_bgr  # one colour parser for the data engine (raises ArtError, a ValueError)
 
 __all__ = ["placeholder_face", "placeholder_back", "hex_to_bgr", "SpriteBank"]
 
 _SUIT_NAME = {"S": "S", "H": "H", "D": "D", "C": "C"}
 _RED = {"H", "D"}
-
-
-def hex_to_bgr(colour: str) -> tuple[int, int, int]:
-    """``"#rrggbb"`` -> ``(b, g, r)``; raises ``ValueError`` for anything else."""
-    c = colour.strip().lstrip("#")
-    if len(c) != 6:
-        raise ValueError(f"colour must be '#rrggbb', got {colour!r}")
-    try:
-        r, g, b = int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
-    except ValueError:
-        raise ValueError(f"colour must be '#rrggbb', got {colour!r}") from None
-    return (b, g, r)
 
 
 def _rounded_alpha(h: int, w: int, radius: int) -> np.ndarray:

@@ -112,12 +112,8 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
     from ultralytics import YOLO
 
     run = _run_dir(name, project)
-    last = run / "weights" / "last.pt"
     if resume:
-        if not last.is_file():
-            raise TrainError(f"nothing to resume: {last} does not exist")
-        YOLO(str(last)).train(resume=True)
-        return run / "weights" / "best.pt"
+        return _resume(run)
     if not Path(data).is_file():
         raise TrainError(f"detection data file {data} not found: write one with "
                          "`nertz synth dataset --kind detect`")
@@ -128,6 +124,21 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
                 patience=1000, cache=False, verbose=False)
     args.update(overrides)
     YOLO(model).train(**args)
+    return run / "weights" / "best.pt"
+
+
+def _resume(run: Path) -> Path:
+    """Continue an interrupted ultralytics run from ``run/weights/last.pt`` (its own settings).
+
+    Raises:
+        TrainError: there is nothing to resume.
+    """
+    from ultralytics import YOLO
+
+    last = run / "weights" / "last.pt"
+    if not last.is_file():
+        raise TrainError(f"nothing to resume: {last} does not exist")
+    YOLO(str(last)).train(resume=True)
     return run / "weights" / "best.pt"
 
 
@@ -151,12 +162,8 @@ def train_classifier(data: Path, epochs: int = 15, imgsz: int = 96, seed: int = 
     from ultralytics import YOLO
 
     run = _run_dir(name, project)
-    last = run / "weights" / "last.pt"
     if resume:
-        if not last.is_file():
-            raise TrainError(f"nothing to resume: {last} does not exist")
-        YOLO(str(last)).train(resume=True)
-        return run / "weights" / "best.pt"
+        return _resume(run)
     if not (Path(data) / "train").is_dir():
         raise TrainError(f"classification folder {data} has no train/ folder: write one with "
                          "`nertz synth dataset --kind classify`")
