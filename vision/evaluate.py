@@ -293,6 +293,16 @@ def format_report(r: dict) -> str:
 if __name__ == "__main__":  # pragma: no cover - a measuring script
     from .detect import CardRecognizer
 
+    usage = (
+        "usage: python -m nertz.vision.evaluate crops DIR | synth N SEED | voc DIR [LABELS.json] [IMGSZ]\n"
+        "  crops: classifier top-1 on a classification folder (nertz synth dataset --kind classify)\n"
+        "  synth: detector + identity on N fresh synthetic frames from SEED\n"
+        "  voc:   detector + identity on a folder of Pascal-VOC labelled photos"
+    )
+    need = {"crops": 3, "synth": 4, "voc": 3}
+    if len(sys.argv) < 2 or sys.argv[1] not in need or len(sys.argv) < need[sys.argv[1]]:
+        print(usage, file=sys.stderr)
+        sys.exit(2)
     kind = sys.argv[1]
     if kind == "crops":
         r = classifier_accuracy(CardRecognizer(table=None), Path(sys.argv[2]))
