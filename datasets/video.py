@@ -52,7 +52,7 @@ from nertz.referee.table import Table
 from .sim import SimRound
 
 __all__ = ["CODECS", "RenderReport", "render_round", "merged_table", "parse_resolution", "scene_players",
-           "frame_count", "VideoError"]
+           "frame_count", "VideoError", "open_writer"]
 
 CODECS = ("mp4v", "h264")
 """Video codecs: ``mp4v`` (OpenCV VideoWriter, MPEG-4 Part 2) and ``h264`` (PyAV libx264, CRF)."""
@@ -199,6 +199,30 @@ class _AvWriter:
         for p in self.s.encode():
             self.c.mux(p)
         self.c.close()
+
+
+def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = "auto", crf: int = 25) -> Any:
+    """A video writer with ``write(frame)`` (``(H, W, 3) uint8`` BGR of ``size`` ``(w, h)``
+    pixels) and ``close()``.
+
+    Args:
+        codec: ``"h264"`` (PyAV, the optional extra ``video``), ``"mp4v"`` (OpenCV's own, 5 to
+            10 times larger) or ``"auto"`` (h264 when PyAV is installed, else mp4v).
+
+    Raises:
+        VideoError: the writer cannot be opened (or PyAV is missing for h264).
+    """
+    if codec == "auto":
+        try:
+            import av  # noqa: F401
+            codec = "h264"
+        except ImportError:
+            codec = "mp4v"
+    if codec == "mp4v":
+        return _CvWriter(Path(path), int(fps), size)
+    if codec == "h264":
+        return _AvWriter(Path(path), int(fps), size, crf)
+    raise VideoError(f"unknown codec {codec!r} (h264 or mp4v)")
 
 
 # ------------------------------------------------------------------------------ main entry

@@ -19,6 +19,7 @@ import typer
 from nertz.referee.errors import NertzError
 from nertz.referee.files import load_round, read_table
 from nertz.referee.match import Match
+from nertz.referee.report import format_round, format_scoreboard  # noqa: F401  (format_round is public here too)
 from nertz.referee.round import Round
 
 app = typer.Typer(
@@ -53,40 +54,6 @@ def fail(message: str) -> NoReturn:
 
 def _emit_json(lines: list[dict[str, Any]]) -> None:
     sys.stdout.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-
-
-def _fmt_t(t: float | None) -> str:
-    return f"{t:8.2f}" if t is not None else "     end"
-
-
-def format_round(game: Round) -> str:
-    """A readable report of a round: every ruling, then the scoreboard.
-
-    Returns:
-        Text lines joined by newlines (no trailing newline).
-    """
-    replay = game.replay()
-    out = []
-    for r in replay.rulings:
-        mark = {"accepted": "  ok ", "rejected": "  NO ", "collision": "  !! ", "tie": "  == "}.get(r.kind, "  -- ")
-        out.append(f"{_fmt_t(r.t)} {mark}{r.message or r.kind}")
-    res = replay.result
-    out.append("")
-    if res.ended == "call":
-        out.append(f"Round ended by {res.caller}'s call at {res.end_t:.2f} s.")
-    elif res.ended is not None:
-        out.append(f"Round ended with no caller ({res.ended}).")
-    else:
-        out.append("The round has not ended: the scores are provisional.")
-    if res.reviews:
-        out.append(f"Waiting for review: {', '.join(res.reviews)}.")
-    width = max(len(n) for n in res.players) + 2
-    out.append("")
-    out.append(f"{'player':<{width}}{'foundation':>11}{'nertz left':>12}{'score':>8}")
-    for name, s in sorted(res.players.items(), key=lambda kv: -kv[1].score):
-        called = " (called)" if name == res.caller else ""
-        out.append(f"{name:<{width}}{s.foundation:>11}{s.nertz_left:>12}{s.score:>8}{called}")
-    return "\n".join(out)
 
 
 @app.command()
@@ -175,11 +142,13 @@ def match(
 
 from nertz.datasets.cli import app as _synth_app  # noqa: E402
 from nertz.vision.detect_cli import detect_command as _detect  # noqa: E402
+from nertz.vision.referee_cli import referee_command as _referee  # noqa: E402
 from nertz.vision.train_cli import app as _train_app  # noqa: E402
 
 app.add_typer(_synth_app, name="synth")
 app.add_typer(_train_app, name="train")
 app.command(name="detect")(_detect)
+app.command(name="referee")(_referee)
 
 from nertz.referee.service.cli import serve as _serve  # noqa: E402  (FastAPI is imported only when it runs)
 

@@ -1,0 +1,49 @@
+"""Text reports of a round: its rulings and its scoreboard (pure: strings in, strings out)."""
+
+from __future__ import annotations
+
+from .round import Round
+from .scoring import RoundResult
+
+__all__ = ["format_round", "format_scoreboard", "format_time"]
+
+
+def format_time(t: float | None) -> str:
+    """A time in seconds as 8 characters (``'   12.40'``; ``'     end'`` for None)."""
+    return f"{t:8.2f}" if t is not None else "     end"
+
+
+def format_round(game: Round) -> str:
+    """A readable report of a round: every ruling, then the scoreboard.
+
+    Returns:
+        Text lines joined by newlines (no trailing newline).
+    """
+    replay = game.replay()
+    out = []
+    for r in replay.rulings:
+        mark = {"accepted": "  ok ", "rejected": "  NO ", "collision": "  !! ", "tie": "  == "}.get(r.kind, "  -- ")
+        out.append(f"{format_time(r.t)} {mark}{r.message or r.kind}")
+    out.append("")
+    out.append(format_scoreboard(replay.result))
+    return "\n".join(out)
+
+
+def format_scoreboard(res: RoundResult) -> str:
+    """How the round ended and the scoreboard (players by score), as text lines."""
+    out = []
+    if res.ended == "call":
+        out.append(f"Round ended by {res.caller}'s call at {res.end_t:.2f} s.")
+    elif res.ended is not None:
+        out.append(f"Round ended with no caller ({res.ended}).")
+    else:
+        out.append("The round has not ended: the scores are provisional.")
+    if res.reviews:
+        out.append(f"Waiting for review: {', '.join(res.reviews)}.")
+    width = max((len(n) for n in res.players), default=6) + 2
+    out.append("")
+    out.append(f"{'player':<{width}}{'foundation':>11}{'nertz left':>12}{'score':>8}")
+    for name, s in sorted(res.players.items(), key=lambda kv: -kv[1].score):
+        called = " (called)" if name == res.caller else ""
+        out.append(f"{name:<{width}}{s.foundation:>11}{s.nertz_left:>12}{s.score:>8}{called}")
+    return "\n".join(out)

@@ -1,0 +1,73 @@
+"""The overlay of ``nertz referee --out``: what the referee saw, drawn on the frame.
+
+Drawing only (no decisions): zones, every card sighted in the last look with its name, every
+foundation pile with its number and its top card's owner in that player's back colour, and the
+latest rulings as a banner.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+from nertz.referee.table import Table
+
+from .tracker import Look, RoundTracker
+
+__all__ = ["draw_overlay", "player_colours"]
+
+
+def player_colours(table: Table) -> dict[str, tuple[int, int, int]]:
+    """Each player's back colour as a BGR tuple (0..255)."""
+    out = {}
+    for p in table.players:
+        h = p.back.lstrip("#")
+        r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+        out[p.name] = (b, g, r)
+    return out
+
+
+def _text(img: np.ndarray, text: str, org: tuple[int, int], colour: tuple[int, int, int], scale: float = 0.5) -> None:
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
+
+
+def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: Look | None,
+                 messages: Sequence[dict[str, Any]] = (), t: float = 0.0) -> np.ndarray:
+    """A copy of ``frame`` (``(H, W, 3) uint8`` BGR) with the overlay.
+
+    Args:
+        table: the table file (zones and colours).
+        tracker: the tracker (its piles and their owners).
+        look: the last look (its sightings are outlined), or None.
+        messages: output lines (events and rulings dicts with ``t`` and ``message`` or
+            ``type``); those of the last 4 seconds before ``t`` are shown.
+        t: the frame's time, seconds.
+    """
+    img = frame.copy()
+    colours = player_colours(table)
+    if table.shared_area is not None:
+        cv2.polylines(img, [np.round(np.asarray(table.shared_area)).astype(np.int32)], True, (200, 200, 200), 1, cv2.LINE_AA)
+    for name, zone in table.zones.items():
+        cv2.polylines(img, [np.round(np.asarray(zone)).astype(np.int32)], True, colours.get(name, (255, 255, 255)), 1, cv2.LINE_AA)
+    if look is not None:
+        for s in look.faces:
+            q = np.round(np.asarray(s.quad)).astype(np.int32)
+            cv2.polylines(img, [q], True, (0, 220, 255), 1, cv2.LINE_AA)
+            _text(img, s.label, (int(q[:, 0].min()), int(q[:, 1].min()) - 2), (0, 220, 255), 0.4)
+        for h in np.asarray(look.hands).reshape(-1, 4):
+            x0, y0, x1, y1 = np.round(h).astype(int)
+            cv2.rectangle(img, (x0, y0), (x1, y1), (160, 160, 160), 1)
+    for pile, label, quad, owner in tracker.pile_tops():
+        q = np.round(np.asarray(quad)).astype(np.int32)
+        col = colours.get(owner or "", (255, 255, 255))
+        cv2.polylines(img, [q], True, col, 3, cv2.LINE_AA)
+        c = q.mean(axis=0).astype(int)
+        _text(img, f"{pile}:{label}", (int(c[0]) - 18, int(c[1]) + 5), col, 0.55)
+    recent = [m for m in messages if t - 4.0 <= (m.get("t") or 0.0) <= t][-4:]
+    for i, m in enumerate(recent):
+        text = m.get("message") or " ".join(str(m.get(k, "")) for k in ("type", "player", "card", "pile"))
+        _text(img, f"{m.get('t', 0):6.2f}  {text}"[:110], (10, 24 + 22 * i), (255, 255, 255), 0.55)
+    return img

@@ -1,0 +1,135 @@
+"""Observers: one frame in, one :class:`~nertz.vision.tracker.Look` out.
+
+* :class:`ModelObserver` runs the shipped models (:class:`~nertz.vision.detect.CardRecognizer`)
+  and names only the cards that changed since the previous look: a face whose box overlaps a
+  named face of the previous look (IoU >= 0.85) and whose pixels barely changed keeps that
+  name, so a look on a busy table classifies a handful of cards, not thirty.
+* :class:`LabelObserver` reads the synthetic engine's per-frame labels instead of pixels: the
+  tracker and the referee on perfect eyes, to measure them apart from the models.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from nertz.referee.errors import NertzError
+
+from .tracker import Look, Sighting
+
+__all__ = ["Observer", "ModelObserver", "LabelObserver", "read_labels"]
+
+
+class Observer(Protocol):
+    """Anything that turns a frame into a look."""
+
+    def __call__(self, index: int, t: float, frame: np.ndarray) -> Look:
+        """``frame``: ``(H, W, 3) uint8`` BGR, frame ``index`` at ``t`` seconds."""
+        ...
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of ``(4,)`` box ``a`` against ``(M, 4)`` boxes ``b`` (xyxy)."""
+    iw = np.clip(np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0]), 0, None)
+    ih = np.clip(np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1]), 0, None)
+    inter = iw * ih
+    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])  # noqa: E731
+    return inter / np.maximum(area(a) + area(b) - inter, 1e-6)
+
+
+class ModelObserver:
+    """Looks through the models, with an identity cache for unchanged cards.
+
+    Args:
+        recognizer: a :class:`~nertz.vision.detect.CardRecognizer` (or anything with its
+            ``detect(frame)`` and ``identify(frame, det)``).
+        reuse_iou: minimum box IoU with a named face of the previous look to keep its name.
+        reuse_diff: maximum mean absolute grey difference (0..255) of the box's pixels.
+
+    Attributes:
+        classified: faces classified so far; reused: faces whose name was kept.
+    """
+
+    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0) -> None:
+        self.recognizer = recognizer
+        self.reuse_iou, self.reuse_diff = reuse_iou, reuse_diff
+        self._prev: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] | None = None
+        self.classified = 0
+        self.reused = 0
+
+    def __call__(self, index: int, t: float, frame: np.ndarray) -> Look:
+        det = self.recognizer.detect(frame)
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        faces = np.nonzero(det.class_id == 0)[0]
+        todo = []
+        for i in faces:
+            if self._prev is not None and len(self._prev[0]):
+                boxes, probs, labels, pgray = self._prev
+                ious = _iou(det.boxes[i], boxes)
+                j = int(ious.argmax())
+                if ious[j] >= self.reuse_iou:
+                    x0, y0, x1, y1 = np.round(det.boxes[i]).astype(int)
+                    a = gray[max(y0, 0):y1, max(x0, 0):x1].astype(np.int16)
+                    b = pgray[max(y0, 0):y1, max(x0, 0):x1].astype(np.int16)
+                    if a.size and float(np.abs(a - b).mean()) <= self.reuse_diff:
+                        det.labels[i], det.label_confidence[i] = labels[j], probs[j]
+                        self.reused += 1
+                        continue
+            todo.append(i)
+        if todo:
+            sub = det[np.array(todo)]
+            self.recognizer.identify(frame, sub)
+            det.labels[todo] = sub.labels
+            det.label_confidence[todo] = sub.label_confidence
+            self.classified += len(todo)
+        named = faces[[bool(det.labels[i]) for i in faces]] if len(faces) else faces
+        self._prev = (det.boxes[named].copy(), det.label_confidence[named].copy(),
+                      [str(x) for x in det.labels[named]], gray)
+        sightings = [Sighting(str(det.labels[i]), float(det.label_confidence[i]), det.quads[i]) for i in named]
+        return Look(index, t, sightings, det.boxes[det.class_id == 2].astype(np.float32))
+
+
+def read_labels(path: str | Path) -> list[dict[str, Any]]:
+    """The per-frame labels of a rendered round (``labels.jsonl`` or ``labels.jsonl.gz``).
+
+    Raises:
+        NertzError: the file is missing or not JSON lines.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise NertzError(f"{path}: no such labels file")
+    opener = gzip.open if p.suffix == ".gz" else open
+    try:
+        with opener(p, "rt", encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise NertzError(f"{path}: not a labels file ({exc})") from exc
+
+
+class LabelObserver:
+    """Looks from the rendered round's labels (perfect identification, no pixels read).
+
+    Args:
+        labels: the per-frame label dicts of :func:`read_labels`, frame ``i`` at index ``i``.
+        min_visible: a face-up card counts as a whole card when at least this fraction of it
+            shows; less, with its index corner showing, as a strip when ``strips`` is set.
+    """
+
+    def __init__(self, labels: list[dict[str, Any]], min_visible: float = 0.5, strips: bool = False) -> None:
+        self.labels = labels
+        self.min_visible = min_visible
+        self.strips = strips
+
+    def __call__(self, index: int, t: float, frame: np.ndarray | None = None) -> Look:
+        if index >= len(self.labels):
+            return Look(index, t, [])
+        lab = self.labels[index]
+        faces = [Sighting(c["identity"], 1.0, np.asarray(c["quad"], np.float32), whole=c["visible"] >= self.min_visible)
+                 for c in lab["cards"] if c["face_up"] and (c["visible"] >= self.min_visible or (self.strips and c["corner_visible"]))]
+        hands = np.asarray([h["box"] for h in lab.get("hands", [])], np.float32).reshape(-1, 4)
+        return Look(index, t, faces, hands)

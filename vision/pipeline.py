@@ -1,0 +1,161 @@
+"""The referee's vision pipeline: frames -> looks -> tracker -> events -> referee.
+
+:class:`RefereePipeline` runs one round. Every frame goes into the arrival buffer (cheap: a
+half-size grey copy); every ``stride``-th frame is a *look*: the observer (the models, or the
+labels of a rendered round) turns it into card sightings, and the tracker turns looks into
+``play`` and ``take_back`` events. Calls come from outside the video (``--call NAME@SECONDS``)
+and are pushed when media time reaches them. Each event goes to a
+:class:`nertz.referee.round.Round`, whose rulings are reported as they appear; the pipeline
+applies no rules itself.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from nertz.referee.round import Round
+from nertz.referee.table import Table
+
+from .arrival import ArrivalTimer
+from .observe import Observer
+from .tracker import RoundTracker, TrackerSettings
+
+__all__ = ["RefereePipeline", "PipelineStats", "REVIEW_BELOW"]
+
+REVIEW_BELOW = 0.9
+"""Plays whose confidence is below this are also reported as review items (as in the service)."""
+
+
+@dataclass
+class PipelineStats:
+    """What a run cost.
+
+    Attributes:
+        frames: frames read. looks: frames observed. media_s: media time covered, seconds.
+        wall_s: processing time, seconds. look_ms: per-look observer times, milliseconds.
+        latency_s: per event, media time between the change's first sighting and its report.
+    """
+
+    frames: int = 0
+    looks: int = 0
+    media_s: float = 0.0
+    wall_s: float = 0.0
+    look_ms: list[float] = field(default_factory=list)
+    latency_s: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """Medians and ratios as a JSON-able dict."""
+        med = lambda xs: round(float(np.median(xs)), 3) if xs else None  # noqa: E731
+        return {"frames": self.frames, "looks": self.looks, "media_s": round(self.media_s, 2),
+                "wall_s": round(self.wall_s, 2),
+                "realtime_ratio": round(self.wall_s / self.media_s, 3) if self.media_s else None,
+                "look_ms_median": med(self.look_ms), "event_latency_s_median": med(self.latency_s),
+                "event_latency_s_max": round(max(self.latency_s), 3) if self.latency_s else None}
+
+
+class RefereePipeline:
+    """Referees one round from frames.
+
+    Args:
+        table: the table file (``shared_area`` and ``zones`` in frame pixels are required).
+        observer: frame -> :class:`~nertz.vision.tracker.Look` (see :mod:`nertz.vision.observe`).
+        stride: observe every ``stride``-th frame (1: every frame).
+        fps: the source's frame rate (frames per second), for the arrival buffer.
+        calls: ``(player, t)`` calls to push at media time ``t`` seconds.
+        settings: tracker settings.
+        on_message: called with each output line (a contract event or ruling dict) as it happens.
+
+    Raises:
+        ValueError: the table has no shared area, or a call names no player of the table.
+    """
+
+    def __init__(self, table: Table, observer: Observer, stride: int = 3, fps: float = 30.0,
+                 calls: Iterable[tuple[str, float]] = (), settings: TrackerSettings | None = None,
+                 on_message: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.table = table
+        self.observer = observer
+        self.stride = max(int(stride), 1)
+        self.arrival = ArrivalTimer(fps=fps)
+        self.tracker = RoundTracker(table, settings, arrival=self.arrival)
+        names = set(table.names)
+        self.calls = sorted(calls, key=lambda c: c[1])
+        for name, _ in self.calls:
+            if name not in names:
+                raise ValueError(f"--call {name}: no such player in the table file (players: {', '.join(sorted(names))})")
+        self.round = Round(table)
+        self.on_message = on_message or (lambda m: None)
+        self.events: list[dict[str, Any]] = []
+        self.stats = PipelineStats()
+        self._reported: set[str] = set()
+        self.last_look = None
+
+    def _push(self, ev: dict[str, Any]) -> None:
+        self.events.append(ev)
+        self.round.push(ev)
+        self.on_message(ev)
+        if ev.get("type") == "play" and ev.get("confidence", 1.0) < REVIEW_BELOW:
+            self.on_message({"t": ev["t"], "type": "review", "pile": ev["pile"], "card": ev["card"],
+                             "player": ev["player"], "confidence": ev["confidence"],
+                             "message": f"whose {ev['card']} on pile {ev['pile']}? the camera is not sure it was {ev['player']}'s"})
+        # a late-timed event can change earlier rulings: report every ruling not reported yet
+        for r in self.round.rulings:
+            j = r.to_json()
+            key = json.dumps(j, sort_keys=True)
+            if key not in self._reported:
+                self._reported.add(key)
+                self.on_message(j)
+
+    def step(self, index: int, t: float, frame: np.ndarray) -> None:
+        """Feed one frame (``(H, W, 3) uint8`` BGR, frame ``index`` at ``t`` seconds)."""
+        self.stats.frames += 1
+        self.stats.media_s = t
+        while self.calls and self.calls[0][1] <= t:
+            name, tc = self.calls.pop(0)
+            self._push({"t": tc, "type": "call", "player": name})
+        self.arrival.push(index, t, frame)
+        if index % self.stride:
+            return
+        t0 = time.perf_counter()
+        look = self.observer(index, t, frame)
+        self.stats.look_ms.append((time.perf_counter() - t0) * 1000)
+        self.stats.looks += 1
+        self.last_look = look
+        for ev in self.tracker.update(look):
+            self.stats.latency_s.append(t - ev["t"])
+            self._push(ev)
+
+    def run(self, frames: Iterable[tuple[int, float, np.ndarray]]) -> dict[str, Any]:
+        """Feed all ``(index, t, frame)`` of a source, then end the round; returns the result
+        line (the contract's ``{"type": "result", ...}``)."""
+        t0 = time.perf_counter()
+        for index, t, frame in frames:
+            self.step(index, t, frame)
+        self.stats.wall_s = time.perf_counter() - t0
+        return self.finish()
+
+    def finish(self, nertz_left: dict[str, int] | None = None) -> dict[str, Any]:
+        """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
+        known, and return the result line."""
+        for name, tc in self.calls:
+            self._push({"t": tc, "type": "call", "player": name})
+        self.calls = []
+        end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
+        for name, n in (nertz_left or {}).items():
+            self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)})
+        return self.round.result.to_json()
+
+
+def frames_of(capture: Any, fps: float) -> Iterator[tuple[int, float, np.ndarray]]:
+    """``(index, t, frame)`` from an opened ``cv2.VideoCapture`` (``t = index / fps``)."""
+    i = 0
+    while True:
+        ok, frame = capture.read()
+        if not ok:
+            return
+        yield i, i / fps, frame
+        i += 1

@@ -1,0 +1,180 @@
+"""``nertz referee``: watch a round and rule it (the main job).
+
+With no ``--source`` it referees the bundled sample round (``datasets/samples/round-3p``: its
+video, its table file and its recorded call). Events and rulings are printed as they happen;
+the round's scoreboard at the end. ``--json`` prints the contract's JSON lines instead, ending
+with the ``{"type": "result", ...}`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+from nertz.referee.files import read_table
+from nertz.referee.report import format_scoreboard, format_time
+
+__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe"]
+
+SAMPLE_ROUND = "round-3p"
+"""The bundled sample round (``datasets/samples/<name>/``) refereed when no source is given."""
+
+
+def sample_path(filename: str, name: str = SAMPLE_ROUND) -> Path:
+    """A file of a bundled sample round.
+
+    Raises:
+        NertzError: the file is missing (a broken install).
+    """
+    p = Path(str(resources.files("nertz.datasets").joinpath("samples", name, filename)))
+    if not p.is_file():
+        raise NertzError(f"the bundled sample {name}/{filename} is missing: reinstall nertz-referee")
+    return p
+
+
+def parse_call(text: str) -> tuple[str, float]:
+    """``"red@81.2"`` -> ``("red", 81.2)``.
+
+    Raises:
+        NertzError: not ``NAME@SECONDS`` with a finite, non-negative number.
+    """
+    name, sep, when = text.rpartition("@")
+    try:
+        t = float(when)
+    except ValueError:
+        t = float("nan")
+    if not sep or not name or not (t >= 0 and t < float("inf")):
+        raise NertzError(f"--call {text!r}: write it as NAME@SECONDS, e.g. red@81.2")
+    return name, t
+
+
+def describe(m: dict[str, Any]) -> str:
+    """One output line (an event, a review item or a ruling dict) as readable text."""
+    t = format_time(m.get("t"))
+    kind = m.get("type")
+    if kind == "play":
+        conf = m.get("confidence")
+        return f"{t}  play  {m['player']} {m['card']} -> pile {m['pile']}" + (f"  (confidence {conf:.2f})" if conf is not None else "")
+    if kind == "take_back":
+        return f"{t}  take back  {m['player']} {m['card']} from pile {m['pile']}"
+    if kind == "call":
+        return f"{t}  call  {m['player']} calls Nertz"
+    if kind == "nertz_left":
+        return f"{t}  count  {m['player']} has {m['count']} Nertz cards left"
+    if kind == "review":
+        return f"{t}  ??  review: {m['message']}"
+    mark = {"accepted": "ok", "rejected": "NO", "collision": "!!", "tie": "=="}.get(m.get("kind", ""), "--")
+    return f"{t}  {mark}  {m.get('message') or m.get('kind')}"
+
+
+def referee_command(
+    source: Annotated[Optional[str], typer.Option(
+        "--source", "-s", help="Webcam index, video file, stream URL or folder of images. Default: the bundled sample round.")] = None,
+    table: Annotated[Optional[Path], typer.Option(
+        "--table", "-t", help="Table file (players, back colours, shared area and zones in image pixels).")] = None,
+    call: Annotated[Optional[list[str]], typer.Option(
+        "--call", help="A Nertz call NAME@SECONDS (media time); repeatable.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines (events, rulings) and a last result line.")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (mp4).")] = None,
+    realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
+    stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
+    nertz_left: Annotated[Optional[list[str]], typer.Option(
+        "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable), when the camera did not count them.")] = None,
+) -> None:
+    """Watch a round and rule it: every foundation play, its owner, every ruling and the score."""
+    from .pipeline import RefereePipeline
+
+    def fail(msg: str) -> None:
+        typer.echo(f"error: {msg}", err=True)
+        raise typer.Exit(2)
+
+    try:
+        calls = [parse_call(c) for c in call or []]
+        if source is None:
+            spec: Any = sample_path("clip.mp4")
+            table = table or sample_path("table.json")
+            if not calls:
+                recorded = [json.loads(x) for x in sample_path("events.jsonl").read_text().splitlines() if x.strip()]
+                calls = [(e["player"], float(e["t"])) for e in recorded if e.get("type") == "call"]
+        else:
+            spec = source
+        if table is None:
+            fail("a table file is needed (--table T.json): make one with nertz calibrate")
+        tbl = read_table(table)
+        if tbl.shared_area is None or not tbl.zones:
+            fail(f"{table}: the table file needs a shared_area and the players' zones (image pixels): "
+                 "make one with nertz calibrate")
+        counts: dict[str, int] = {}
+        for item in nertz_left or []:
+            name, sep, n = item.partition("=")
+            if not sep or not n.strip().isdigit():
+                fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
+            counts[name] = int(n)
+        for name in [c[0] for c in calls] + list(counts):
+            if name not in tbl.names:
+                fail(f"no player {name!r} in {table} (players: {', '.join(tbl.names)})")
+        from .detect import CardRecognizer
+        from .observe import ModelObserver
+        from .sources import open_source
+
+        recognizer = CardRecognizer(table=tbl)
+        src = open_source(spec, realtime=realtime)
+    except NertzError as exc:
+        fail(str(exc))
+        return
+
+    messages: list[dict[str, Any]] = []
+
+    def emit(m: dict[str, Any]) -> None:
+        messages.append(m)
+        line = json.dumps(m, ensure_ascii=False) if as_json else describe(m)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    fps = src.fps or 30.0
+    pipe = RefereePipeline(tbl, ModelObserver(recognizer), stride=stride, fps=fps, calls=calls, on_message=emit)
+    writer = None
+    result: dict[str, Any]
+    try:
+        if out is not None:
+            from nertz.datasets.video import open_writer
+            writer = open_writer(out, int(round(fps)), src.size)
+        from rich.progress import Progress
+
+        with src, Progress(transient=True, console=_stderr_console(), disable=src.live or src.frame_count is None) as bar:
+            task = bar.add_task("refereeing", total=src.frame_count)
+            for frame in src:
+                pipe.step(frame.index, frame.t, frame.image)
+                if writer is not None:
+                    from .annotate import draw_overlay
+                    writer.write(draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t))
+                bar.advance(task)
+        result = pipe.finish(counts or None)
+    except KeyboardInterrupt:
+        typer.echo("stopped: the round is scored as far as it was seen", err=True)
+        result = pipe.finish(counts or None)
+    except NertzError as exc:
+        fail(str(exc))
+        return
+    finally:
+        if writer is not None:
+            writer.close()
+    if as_json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        typer.echo("")
+        typer.echo(format_scoreboard(pipe.round.result))
+        if out is not None:
+            typer.echo(f"\nwrote {out}")
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)

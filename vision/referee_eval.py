@@ -1,0 +1,203 @@
+"""Measure the referee pipeline on rendered rounds against their ground truth.
+
+A rendered round (``nertz synth round``) holds ``clip.mp4``, ``table.json``, ``events.jsonl``
+(the truth), ``labels.jsonl.gz`` and ``result.json``. :func:`compare` matches the pipeline's
+plays with the true ones and reports the figures of issue 5's quality bar:
+
+* plays found with the right card, pile and owner (pile numbers are each side's own: the
+  pipeline's piles are mapped to the true ones by the cards they share), times within two
+  frames, extra plays;
+* collisions (the referee's ``collision`` rulings) with the same pile, card, winner and loser;
+* whether the round's scores are exact.
+
+Command line::
+
+    python -m nertz.vision.referee_eval ROUND_DIR... [--labels] [--stride 3] [--json]
+
+``--labels`` looks through the labels (perfect eyes: the tracker and attribution alone);
+without it the shipped models look at the video.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from nertz.referee.errors import NertzError
+from nertz.referee.files import read_event_log, read_table
+from nertz.referee.round import Round
+
+__all__ = ["compare", "evaluate_round", "main"]
+
+
+def _plays(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e.get("type") == "play"]
+
+
+def _pile_map(pred: list[dict], truth: list[dict], tol: float = 1.0) -> dict[int, int]:
+    votes: Counter = Counter()
+    for p in pred:
+        for g in truth:
+            if g["card"] == p["card"] and abs(g["t"] - p["t"]) <= tol:
+                votes[(p["pile"], g["pile"])] += 1
+    mapping: dict[int, int] = {}
+    used: set[int] = set()
+    for (pp, gp), _ in votes.most_common():
+        if pp not in mapping and gp not in used:
+            mapping[pp] = gp
+            used.add(gp)
+    return mapping
+
+
+def _collisions(table: Any, events: list[dict[str, Any]]) -> list[tuple]:
+    rnd = Round(table, events)
+    out = []
+    for r in rnd.rulings:
+        j = r.to_json()
+        if j.get("kind") == "collision":
+            out.append((j.get("pile"), j.get("card"), j.get("winner"), j.get("loser")))
+    return out
+
+
+def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]], fps: float = 30.0,
+            result_truth: dict | None = None, result_pred: dict | None = None) -> dict[str, Any]:
+    """Figures for one round (see the module docstring). Times in seconds."""
+    tp, pp = _plays(truth), _plays(pred)
+    mapping = _pile_map(pp, tp)
+    pairs = []
+    for i, p in enumerate(pp):
+        for j, g in enumerate(tp):
+            if g["card"] == p["card"] and mapping.get(p["pile"]) == g["pile"] and abs(g["t"] - p["t"]) <= 1.0:
+                pairs.append((abs(g["t"] - p["t"]) - (0.5 if g["player"] == p["player"] else 0.0), i, j))
+    pairs.sort()
+    mi, mj, matched = set(), set(), []
+    for _, i, j in pairs:
+        if i not in mi and j not in mj:
+            mi.add(i)
+            mj.add(j)
+            matched.append((pp[i], tp[j]))
+    right_owner = sum(p["player"] == g["player"] for p, g in matched)
+    dts = [p["t"] - g["t"] for p, g in matched]
+    in_two = sum(abs(d) <= 2.0 / fps + 1e-6 for d in dts)
+    full = sum(p["player"] == g["player"] and abs(p["t"] - g["t"]) <= 2.0 / fps + 1e-6 for p, g in matched)
+    col_t = _collisions(table, truth)
+    inv = {v: k for k, v in mapping.items()}
+    col_p = [(mapping.get(c[0]), c[1], c[2], c[3]) for c in _collisions(table, pred)]
+    col_right = sum(1 for c in col_t if c in col_p)
+    out = {
+        "plays": len(tp), "predicted": len(pp), "found_card_pile": len(matched),
+        "right_owner": right_owner, "within_two_frames": in_two, "all_right": full,
+        "extra": len(pp) - len(matched),
+        "dt_median_s": round(float(np.median(dts)), 4) if dts else None,
+        "collisions": len(col_t), "collisions_right": col_right, "collisions_predicted": len(col_p),
+        "missed": [f"{g['t']:.2f} {g['player']} {g['card']} pile {g['pile']}" for j, g in enumerate(tp) if j not in mj],
+        "wrong_owner": [f"{g['t']:.2f} {g['card']} pile {g['pile']}: {g['player']} (said {p['player']})"
+                        for p, g in matched if p["player"] != g["player"]],
+        "extras": [f"{p['t']:.2f} {p['player']} {p['card']} pile {p['pile']}->{mapping.get(p['pile'])}"
+                   for i, p in enumerate(pp) if i not in mi],
+    }
+    del inv
+    if result_truth is not None and result_pred is not None:
+        st = {n: v["score"] for n, v in result_truth["players"].items()}
+        sp = {n: v["score"] for n, v in result_pred["players"].items()}
+        out["scores_truth"], out["scores_pred"] = st, sp
+        out["scores_exact"] = st == sp
+    return out
+
+
+def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3,
+                   nertz_left_from_truth: bool = False) -> dict[str, Any]:
+    """Referee a rendered round and compare with its truth; returns :func:`compare`'s dict
+    plus the pipeline's speed figures.
+
+    Args:
+        folder: a ``nertz synth round`` output folder.
+        use_labels: look through the labels instead of the models.
+        stride: observe every ``stride``-th frame.
+        nertz_left_from_truth: give the referee the true Nertz counts (the count from the
+            end-of-round spread is not measured here).
+
+    Raises:
+        NertzError: missing or unreadable files.
+    """
+    from .observe import LabelObserver, ModelObserver, read_labels
+    from .pipeline import RefereePipeline, frames_of
+
+    d = Path(folder)
+    table = read_table(d / "table.json")
+    read_event_log(d / "events.jsonl")  # validates, with file and line in any error
+    truth = [json.loads(line) for line in (d / "events.jsonl").read_text().splitlines() if line.strip()]
+    result_truth = json.loads((d / "result.json").read_text())
+    cap = cv2.VideoCapture(str(d / "clip.mp4"))
+    if not cap.isOpened():
+        raise NertzError(f"{d / 'clip.mp4'}: cannot open the video")
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    if use_labels:
+        observer = LabelObserver(read_labels(d / "labels.jsonl.gz"))
+    else:
+        from .detect import CardRecognizer
+        observer = ModelObserver(CardRecognizer(table=table))
+    calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
+    pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls)
+    pipe.run(frames_of(cap, fps))
+    cap.release()
+    left = {e["player"]: e["count"] for e in truth if e.get("type") == "nertz_left"} if nertz_left_from_truth else None
+    result_pred = pipe.finish(left)
+    out = compare(table, truth, pipe.events, fps, result_truth, result_pred)
+    out["speed"] = pipe.stats.summary()
+    if hasattr(observer, "classified"):
+        out["speed"]["faces_classified"] = observer.classified
+        out["speed"]["faces_reused"] = observer.reused
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line of the module docstring; returns the exit status."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m nertz.vision.referee_eval", description=__doc__.split("\n")[0])
+    ap.add_argument("rounds", nargs="+")
+    ap.add_argument("--labels", action="store_true", help="look through the labels (perfect eyes)")
+    ap.add_argument("--stride", type=int, default=3)
+    ap.add_argument("--true-counts", action="store_true", help="give the referee the true Nertz counts")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    tot: Counter = Counter()
+    try:
+        for r in a.rounds:
+            res = evaluate_round(r, a.labels, a.stride, a.true_counts)
+            if a.json:
+                print(json.dumps({"round": r, **res}))
+            else:
+                print(f"{r}: plays {res['plays']} predicted {res['predicted']} | card+pile {res['found_card_pile']} "
+                      f"owner {res['right_owner']} <=2 frames {res['within_two_frames']} all {res['all_right']} "
+                      f"extra {res['extra']} | dt median {res['dt_median_s']} | collisions {res['collisions_right']}/"
+                      f"{res['collisions']} (predicted {res['collisions_predicted']}) | scores exact "
+                      f"{res.get('scores_exact')} {res.get('scores_pred')} vs {res.get('scores_truth')} | {res['speed']}")
+                for k in ("missed", "wrong_owner", "extras"):
+                    for line in res[k][:12]:
+                        print(f"    {k}: {line}")
+            for k in ("plays", "predicted", "found_card_pile", "right_owner", "within_two_frames", "all_right",
+                      "extra", "collisions", "collisions_right"):
+                tot[k] += res[k]
+            tot["rounds"] += 1
+            tot["scores_exact"] += bool(res.get("scores_exact"))
+    except NertzError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    n = max(tot["plays"], 1)
+    print(f"TOTAL rounds {tot['rounds']}: plays {tot['plays']}, all right {tot['all_right'] / n:.3f}, "
+          f"card+pile {tot['found_card_pile'] / n:.3f}, owner {tot['right_owner'] / n:.3f}, "
+          f"<=2 frames {tot['within_two_frames'] / n:.3f}, extra {tot['extra'] / n:.3f}, "
+          f"collisions {tot['collisions_right']}/{tot['collisions']}, scores exact {tot['scores_exact']}/{tot['rounds']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,572 @@
+"""From card sightings over time to play events: foundation piles, layout zones, owners.
+
+This is the part of the referee that is ours (``shared/DESIGN.md``, "Owner attribution" and
+"Contested plays"); it never applies scoring rules (the referee in :mod:`nertz.referee.round`
+rules the events it emits) and it never touches pixels (arrival times are refined by
+:mod:`nertz.vision.arrival`, which does).
+
+The pipeline calls :meth:`RoundTracker.update` once per *look* (a processed frame: every
+``stride``-th frame of the source) with the face-up cards seen in it (:class:`Sighting`) and the
+hand boxes. Three state machines run on these looks:
+
+* :class:`PileTracker` (shared area): a pile is a place on the table with a top card. A sighting
+  that matches no pile and stays put for ``confirm`` looks, away from hands, opens a pile; a
+  different top card on a pile, seen the same way, is a new card on it; the card that was under
+  the top coming back is a take-back. A pile not seen for ``gone_after`` seconds while nothing
+  hides its place has left the area (a completed pile set aside).
+* :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
+  each was last seen, and the first unhidden look in which it was gone.
+* attribution (:meth:`RoundTracker._attribute`): the owner of a new foundation card is the player
+  from whose zone that same card vanished just before it landed; one such player gives a
+  confident play, none or several give a play with a low confidence (a review for the referee),
+  and two players losing the same card at once give two plays (a contested play). A card no
+  zone saw vanish is given, with confidence 0.4 at most, to the player whose zone is nearest to
+  the hand that was over it; a card no hand was seen over gets no play (nothing to say whose).
+
+All positions are frame pixels; all times are seconds of media time (or of the live clock).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import cv2
+import numpy as np
+
+from nertz.referee.table import Table
+
+__all__ = ["Sighting", "Look", "PileTracker", "ZoneTracker", "RoundTracker", "TrackerSettings",
+           "PlayCandidate", "quad_pose", "boxes_overlap"]
+
+
+def quad_pose(quad: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Centre ``(2,)`` (pixels), angle of the long side (degrees, modulo 180) and short-side
+    length (pixels) of a card quad ``(4, 2)``; from ``cv2.minAreaRect``."""
+    (cx, cy), (w, h), ang = cv2.minAreaRect(np.asarray(quad, np.float32).reshape(4, 2))
+    if w > h:
+        w, h = h, w
+        ang += 90.0
+    return np.array([cx, cy], np.float32), float(ang % 180.0), float(max(w, 1.0))
+
+
+def _angle_diff(a: float, b: float) -> float:
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def boxes_overlap(box: np.ndarray, others: np.ndarray) -> float:
+    """The largest fraction of ``box`` ``(4,)`` xyxy covered by any of ``others`` ``(M, 4)``
+    xyxy (0.0 when there are none)."""
+    if len(others) == 0:
+        return 0.0
+    o = np.asarray(others, np.float32).reshape(-1, 4)
+    iw = np.clip(np.minimum(box[2], o[:, 2]) - np.maximum(box[0], o[:, 0]), 0, None)
+    ih = np.clip(np.minimum(box[3], o[:, 3]) - np.maximum(box[1], o[:, 1]), 0, None)
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    return float((iw * ih).max() / area)
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One face-up card seen in one look.
+
+    Attributes:
+        label: the card in notation (``"7S"``, ``"JK"``).
+        prob: the classifier's probability of ``label``, 0..1.
+        quad: ``(4, 2) float32`` corners in frame pixels.
+        hidden: fraction 0..1 of the card's box covered by a hand box.
+        whole: the whole card shows (False: a strip of a covered card, e.g. in a cascaded
+            work pile; such sightings count for a zone's presence, not for piles).
+    """
+
+    label: str
+    prob: float
+    quad: np.ndarray
+    hidden: float = 0.0
+    whole: bool = True
+
+    @property
+    def box(self) -> np.ndarray:
+        """``(4,)`` xyxy bounding box in pixels."""
+        q = np.asarray(self.quad, np.float32).reshape(4, 2)
+        return np.array([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], np.float32)
+
+    @property
+    def pose(self) -> tuple[np.ndarray, float, float]:
+        """:func:`quad_pose` of :attr:`quad`."""
+        return quad_pose(self.quad)
+
+
+@dataclass
+class Look:
+    """What one processed frame showed.
+
+    Attributes:
+        frame: the frame's index in the source.
+        t: its time, seconds.
+        faces: the face-up cards seen.
+        hands: ``(M, 4) float32`` hand boxes, xyxy pixels.
+    """
+
+    frame: int
+    t: float
+    faces: list[Sighting]
+    hands: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    """Tuning of the state machines (defaults measured on rendered rounds, see the notes).
+
+    Attributes:
+        confirm: looks in a row a change must be seen the same way before it counts.
+        same_place: a sighting belongs to a pile when its centre is within this many card
+            widths of the pile's top card.
+        still: between two looks a settled card moves less than this many card widths.
+        max_hidden: sightings covered by a hand more than this (fraction of the box) are not
+            used to confirm a change.
+        gone_after: seconds a pile's place is seen empty (no hand over it) before the pile has
+            left the area.
+        vanish_window: seconds before a landing in which the card must have vanished from a
+            zone to be that zone's player's.
+        min_prob: sightings whose label probability is below this are ignored.
+        contest_window: two zones whose copies of a card were last seen within this many
+            seconds of each other before it landed both played it (a contested play).
+        return_window: a card seen again in its zone within this many seconds after the same
+            card landed for another player was that player's contested copy, taken back.
+        infer_take_backs: use that inference (off: on rendered rounds it added more false
+            plays, from cards that left a zone and came back without landing, than it found).
+    """
+
+    confirm: int = 2
+    same_place: float = 0.6
+    still: float = 0.08
+    max_hidden: float = 0.15
+    gone_after: float = 1.5
+    vanish_window: float = 4.0
+    min_prob: float = 0.3
+    contest_window: float = 0.5
+    return_window: float = 4.0
+    infer_take_backs: bool = False
+
+
+@dataclass
+class _Card:
+    label: str
+    quad: np.ndarray
+    t: float
+    frame: int
+
+
+@dataclass
+class _Pending:
+    label: str
+    quad: np.ndarray
+    first_frame: int
+    first_t: float
+    count: int = 1
+    probs: list[float] = field(default_factory=list)
+    before_frame: int = -1
+
+
+@dataclass
+class _Pile:
+    id: int
+    cards: list[_Card]
+    last_seen_t: float
+    last_state_frame: int  # the last look in which the pile showed its current top, settled
+    pending: _Pending | None = None
+    empty_since: float | None = None
+    gone: bool = False
+
+    @property
+    def top(self) -> _Card:
+        return self.cards[-1]
+
+
+@dataclass(frozen=True)
+class PlayCandidate:
+    """A change on a foundation seen by :class:`PileTracker`.
+
+    Attributes:
+        kind: ``"play"`` (a new card on ``pile``) or ``"take_back"`` (the top card lifted).
+        pile: the tracker's pile number (1, 2, ... in order of appearance).
+        label: the card.
+        quad: ``(4, 2)`` where it lies (pixels).
+        t_seen: time of the first look that showed the change, seconds.
+        frame_seen: that look's frame index.
+        frame_before: the last look's frame index that showed the pile as it was before.
+        prob: mean classifier probability over the confirming looks.
+    """
+
+    kind: str
+    pile: int
+    label: str
+    quad: np.ndarray
+    t_seen: float
+    frame_seen: int
+    frame_before: int
+    prob: float
+
+
+class PileTracker:
+    """The foundations in the shared area (see the module docstring).
+
+    Args:
+        settings: :class:`TrackerSettings`.
+    """
+
+    def __init__(self, settings: TrackerSettings | None = None) -> None:
+        self.settings = settings or TrackerSettings()
+        self.piles: list[_Pile] = []
+        self._new: list[_Pending] = []
+        self._last_frame = -1
+
+    def _match(self, s: Sighting) -> _Pile | None:
+        c, _, w = s.pose
+        best, best_d = None, self.settings.same_place
+        for p in self.piles:
+            if p.gone:
+                continue
+            pc, _, pw = quad_pose(p.top.quad)
+            d = float(np.linalg.norm(c - pc)) / max(pw, w)
+            if d < best_d:
+                best, best_d = p, d
+        return best
+
+    def _same_pose(self, a: np.ndarray, b: np.ndarray) -> bool:
+        ca, aa, wa = quad_pose(a)
+        cb, ab, wb = quad_pose(b)
+        return float(np.linalg.norm(ca - cb)) / max(wa, wb) < self.settings.still and _angle_diff(aa, ab) < 6.0
+
+    def update(self, look: Look, faces: Sequence[Sighting]) -> list[PlayCandidate]:
+        """Feed one look's face-up cards in the shared area; return the confirmed changes.
+
+        Args:
+            look: the look (its frame, time and hand boxes).
+            faces: the sightings inside the shared area.
+        """
+        st = self.settings
+        out: list[PlayCandidate] = []
+        seen: dict[int, Sighting] = {}
+        unmatched: list[Sighting] = []
+        # the most visible sighting per pile (a pile shows one top card)
+        for s in sorted(faces, key=lambda s: s.hidden):
+            if s.prob < st.min_prob or not s.whole:
+                continue
+            p = self._match(s)
+            if p is None:
+                unmatched.append(s)
+            elif p.id not in seen:
+                seen[p.id] = s
+        for p in self.piles:
+            if p.gone:
+                continue
+            s = seen.get(p.id)
+            if s is None:
+                hidden = boxes_overlap(Sighting(p.top.label, 1.0, p.top.quad).box, look.hands)
+                if hidden < 0.05:
+                    p.empty_since = p.empty_since if p.empty_since is not None else look.t
+                    if look.t - p.empty_since >= st.gone_after:
+                        p.gone = True
+                continue
+            p.empty_since = None
+            p.last_seen_t = look.t
+            if s.hidden > st.max_hidden:
+                continue
+            if s.label == p.top.label and self._same_pose(s.quad, p.top.quad):
+                p.pending = None
+                p.last_state_frame = look.frame
+                continue
+            pend = p.pending
+            if pend is not None and pend.label == s.label and self._same_pose(s.quad, pend.quad):
+                pend.count += 1
+                pend.probs.append(s.prob)
+                pend.quad = s.quad
+            else:
+                p.pending = pend = _Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob])
+            if pend.count < st.confirm:
+                continue
+            p.pending = None
+            prob = float(np.mean(pend.probs))
+            below = p.cards[-2] if len(p.cards) >= 2 else None
+            if s.label == p.top.label:
+                # the same card again, moved: a second copy on top (or the top squared up)
+                if below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
+                    out.append(self._take_back(p, look, pend, prob))
+                    continue
+                out.append(self._push(p, look, pend, prob))
+            elif below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
+                out.append(self._take_back(p, look, pend, prob))
+            else:
+                out.append(self._push(p, look, pend, prob))
+        out.extend(self._open_piles(look, unmatched))
+        self._last_frame = look.frame
+        return out
+
+    def _push(self, p: _Pile, look: Look, pend: _Pending, prob: float) -> PlayCandidate:
+        before = p.last_state_frame
+        p.cards.append(_Card(pend.label, pend.quad, pend.first_t, pend.first_frame))
+        p.last_state_frame = look.frame
+        return PlayCandidate("play", p.id, pend.label, pend.quad, pend.first_t, pend.first_frame, before, prob)
+
+    def _take_back(self, p: _Pile, look: Look, pend: _Pending, prob: float) -> PlayCandidate:
+        before = p.last_state_frame
+        gone = p.cards.pop()
+        p.last_state_frame = look.frame
+        return PlayCandidate("take_back", p.id, gone.label, gone.quad, pend.first_t, pend.first_frame, before, prob)
+
+    def _open_piles(self, look: Look, unmatched: list[Sighting]) -> list[PlayCandidate]:
+        st = self.settings
+        out: list[PlayCandidate] = []
+        kept: list[_Pending] = []
+        used: set[int] = set()
+        for s in unmatched:
+            if s.hidden > st.max_hidden:
+                continue
+            for i, pend in enumerate(self._new):
+                if i not in used and pend.label == s.label and self._same_pose(s.quad, pend.quad):
+                    pend.count += 1
+                    pend.probs.append(s.prob)
+                    pend.quad = s.quad
+                    used.add(i)
+                    if pend.count >= st.confirm:
+                        pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame)
+                        self.piles.append(pile)
+                        out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
+                    else:
+                        kept.append(pend)
+                    break
+            else:
+                kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_frame))
+        self._new = kept
+        return out
+
+
+@dataclass
+class _ZoneCard:
+    quad: np.ndarray
+    last_seen_t: float
+    last_seen_frame: int
+    gone_t: float | None = None
+    used: bool = False
+
+
+class ZoneTracker:
+    """The face-up cards each player's layout zone shows over time (see the module docstring).
+
+    Args:
+        settings: :class:`TrackerSettings`.
+    """
+
+    def __init__(self, names: Sequence[str], settings: TrackerSettings | None = None) -> None:
+        self.settings = settings or TrackerSettings()
+        self.cards: dict[str, dict[str, _ZoneCard]] = {n: {} for n in names}
+
+    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float]]:
+        """Feed one look's face-up cards per zone (sightings update presence; a card not seen
+        where it lay, with no hand over that place, is marked gone at this look).
+
+        Returns:
+            ``(player, card, gone_t)`` for each card seen again in a zone it had left (for
+            instance a card taken back from a foundation).
+        """
+        back: list[tuple[str, str, float]] = []
+        for name, zone in self.cards.items():
+            faces = [s for s in faces_by_zone.get(name, []) if s.prob >= self.settings.min_prob]
+            labels = {s.label for s in faces}
+            for s in faces:
+                zc = zone.get(s.label)
+                if zc is not None and zc.gone_t is not None:
+                    back.append((name, s.label, zc.gone_t))
+                if zc is None or zc.gone_t is not None or zc.used:
+                    zone[s.label] = _ZoneCard(s.quad, look.t, look.frame)
+                else:
+                    zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
+            for label, zc in zone.items():
+                if label in labels or zc.gone_t is not None:
+                    continue
+                if boxes_overlap(Sighting(label, 1.0, zc.quad).box, look.hands) < 0.05:
+                    zc.gone_t = look.t
+        return back
+
+    def vanished(self, label: str, t: float, window: float) -> list[tuple[str, float]]:
+        """Players whose zone lost ``label`` in ``[t - window, t + 0.5]``, with the time it was
+        last seen, latest first (cards already used by an attribution excluded)."""
+        out = []
+        for name, zone in self.cards.items():
+            zc = zone.get(label)
+            if zc is None or zc.used or zc.gone_t is None:
+                continue
+            if t - window <= zc.gone_t <= t + 0.5:
+                out.append((name, zc.last_seen_t))
+        return sorted(out, key=lambda x: -x[1])
+
+    def use(self, name: str, label: str) -> None:
+        """Mark ``label`` in ``name``'s zone as accounted for by a play."""
+        zc = self.cards[name].get(label)
+        if zc is not None:
+            zc.used = True
+
+
+def _inside(point: np.ndarray, polygon: np.ndarray | None) -> bool:
+    if polygon is None:
+        return False
+    return cv2.pointPolygonTest(polygon, (float(point[0]), float(point[1])), False) >= 0
+
+
+class RoundTracker:
+    """Turns looks into play and take-back events for the referee (the contract's event dicts).
+
+    Args:
+        table: the table file (``shared_area`` and ``zones`` are needed, in frame pixels).
+        settings: :class:`TrackerSettings`.
+        arrival: optional ``f(candidate) -> t`` that refines the arrival time of a confirmed
+            change from the frames (see :mod:`nertz.vision.arrival`); by default the time of
+            the first look that showed it.
+        hand_owner: optional ``f(candidate) -> (name, confidence) | None`` used when no zone
+            saw the card vanish.
+
+    Raises:
+        ValueError: the table has no shared area.
+    """
+
+    def __init__(self, table: Table, settings: TrackerSettings | None = None,
+                 arrival: Callable[[PlayCandidate], float] | None = None,
+                 hand_owner: Callable[[PlayCandidate], tuple[str, float] | None] | None = None) -> None:
+        if table.shared_area is None:
+            raise ValueError("the table file has no shared_area: run nertz calibrate first")
+        self.table = table
+        self.settings = settings or TrackerSettings()
+        self.shared = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2)
+        self.zones = {n: np.asarray(z, np.float32).reshape(-1, 1, 2) for n, z in table.zones.items()}
+        self.piles = PileTracker(self.settings)
+        self.zone_cards = ZoneTracker(list(self.zones), self.settings)
+        self.arrival = arrival
+        self.hand_owner = hand_owner
+        self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
+        self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
+        self._plays: deque[dict[str, Any]] = deque(maxlen=32)
+
+    def pile_tops(self) -> list[tuple[int, str, np.ndarray, str | None]]:
+        """The piles still in the shared area: ``(pile, top card, (4, 2) quad in pixels, owner
+        of the top card or None)``."""
+        out = []
+        for p in self.piles.piles:
+            if p.gone or not p.cards:
+                continue
+            owners = self._owner_of_pile_card.get((p.id, p.top.label)) or [None]
+            out.append((p.id, p.top.label, p.top.quad, owners[-1]))
+        return out
+
+    def where(self, s: Sighting) -> str | None:
+        """``"shared"``, a zone's name, or None for a sighting's centre."""
+        c, _, _ = s.pose
+        if _inside(c, self.shared):
+            return "shared"
+        for name, poly in self.zones.items():
+            if _inside(c, poly):
+                return name
+        return None
+
+    def update(self, look: Look) -> list[dict[str, Any]]:
+        """Feed one look; return the events confirmed by it (``play`` / ``take_back`` dicts of
+        the contract, in time order; ``confidence`` on plays)."""
+        shared: list[Sighting] = []
+        by_zone: dict[str, list[Sighting]] = {}
+        for s in look.faces:
+            s = Sighting(s.label, s.prob, s.quad, boxes_overlap(s.box, look.hands), s.whole)
+            w = self.where(s)
+            if w == "shared":
+                shared.append(s)
+            elif w is not None:
+                by_zone.setdefault(w, []).append(s)
+        returned = self.zone_cards.update(look, by_zone)
+        self._recent_hands.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4)))
+        events: list[dict[str, Any]] = []
+        for cand in self.piles.update(look, shared):
+            t = self.arrival(cand) if self.arrival else cand.t_seen
+            if cand.kind == "take_back":
+                owners = self._owner_of_pile_card.get((cand.pile, cand.label)) or []
+                player = owners.pop() if owners else None
+                if player is not None:
+                    events.append({"t": round(t, 4), "type": "take_back", "player": player,
+                                   "card": cand.label, "pile": cand.pile})
+                continue
+            for player, conf, dt in self._attribute(cand, t):
+                self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
+                ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
+                      "pile": cand.pile, "confidence": round(conf, 3)}
+                self._plays.append(dict(ev))
+                events.append(ev)
+        if self.settings.infer_take_backs:
+            events.extend(self._taken_back(returned, look))
+        return sorted(events, key=lambda e: e["t"])
+
+    def _taken_back(self, returned: list[tuple[str, str, float]], look: Look) -> list[dict[str, Any]]:
+        """A card seen again in its player's zone shortly after the same card landed on a pile
+        for another player: that player's copy went on the pile too and came back (the loser
+        of a contested play taking it back). Emits that play, just after the other one, and the
+        take-back."""
+        out: list[dict[str, Any]] = []
+        for name, label, gone_t in returned:
+            for ev in reversed(self._plays):
+                if ev["card"] != label or ev["player"] == name or ev.get("_answered"):
+                    continue
+                if not (gone_t - self.settings.vanish_window <= ev["t"] <= look.t) or look.t - ev["t"] > self.settings.return_window:
+                    continue
+                ev["_answered"] = True
+                t_play = round(ev["t"] + 1 / 30, 4)
+                conf = round(0.7 * ev["confidence"], 3)
+                self._owner_of_pile_card.setdefault((ev["pile"], label), [])
+                out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
+                            "confidence": conf})
+                out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
+                            "pile": ev["pile"]})
+                break
+        return out
+
+    def _attribute(self, cand: PlayCandidate, t: float) -> list[tuple[str, float, float]]:
+        st = self.settings
+        found = self.zone_cards.vanished(cand.label, t, st.vanish_window)
+        prob = cand.prob
+        if len(found) >= 2 and found[0][1] - found[1][1] <= st.contest_window:
+            # the same card left two zones at about the same time: a contested play; the one
+            # that left its zone first is taken as the first to land (one frame apart at least)
+            a, b = found[1], found[0]
+            for name, _ in (a, b):
+                self.zone_cards.use(name, cand.label)
+            gap = min(max(b[1] - a[1], 1 / 30), st.contest_window)
+            return [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, gap)]
+        if found:
+            # the zone that lost it last (others lost theirs earlier: moved, or covered)
+            name = found[0][0]
+            self.zone_cards.use(name, cand.label)
+            return [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)]
+        guess = self.hand_owner(cand) if self.hand_owner else self._hand_guess(cand)
+        if guess is not None:
+            return [(guess[0], min(guess[1], 0.6) * prob, 0.0)]
+        return []
+
+    def _hand_guess(self, cand: PlayCandidate) -> tuple[str, float] | None:
+        """The player whose zone is nearest to the hands over the card in the looks between
+        the pile's last settled state and the change (a weak guess, confidence 0.4)."""
+        box = Sighting(cand.label, 1.0, cand.quad).box
+        votes: dict[str, int] = {}
+        for frame, hands in self._recent_hands:
+            if not cand.frame_before <= frame <= cand.frame_seen:
+                continue
+            for h in hands:
+                if boxes_overlap(box, h[None]) <= 0.0:
+                    continue
+                centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
+                dist = {n: -cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True)
+                        for n, poly in self.zones.items()}
+                if dist:
+                    best = min(dist, key=dist.get)
+                    votes[best] = votes.get(best, 0) + 1
+        if not votes:
+            return None
+        return max(votes, key=votes.get), 0.4
