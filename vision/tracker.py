@@ -132,6 +132,8 @@ class TrackerSettings:
         vanish_window: seconds before a landing in which the card must have vanished from a
             zone to be that zone's player's.
         min_prob: sightings whose label probability is below this are ignored.
+        zone_confirm: a card seen in a zone in fewer looks than this may be a misreading: it
+            loses to better-seen candidates and cannot make a contested play.
         contest_window: two zones whose copies of a card were last seen within this many
             seconds of each other before it landed both played it (a contested play).
         return_window: a card seen again in its zone within this many seconds after the same
@@ -147,6 +149,7 @@ class TrackerSettings:
     gone_after: float = 1.5
     vanish_window: float = 4.0
     min_prob: float = 0.3
+    zone_confirm: int = 2
     contest_window: float = 0.5
     return_window: float = 4.0
     infer_take_backs: bool = False
@@ -352,6 +355,7 @@ class _ZoneCard:
     last_seen_frame: int
     gone_t: float | None = None
     used: bool = False
+    seen: int = 1
 
 
 class ZoneTracker:
@@ -385,6 +389,7 @@ class ZoneTracker:
                     zone[s.label] = _ZoneCard(s.quad, look.t, look.frame)
                 else:
                     zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
+                    zc.seen += 1
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
                     continue
@@ -392,16 +397,17 @@ class ZoneTracker:
                     zc.gone_t = look.t
         return back
 
-    def vanished(self, label: str, t: float, window: float) -> list[tuple[str, float]]:
-        """Players whose zone lost ``label`` in ``[t - window, t + 0.5]``, with the time it was
-        last seen, latest first (cards already used by an attribution excluded)."""
+    def vanished(self, label: str, t: float, window: float) -> list[tuple[str, float, int]]:
+        """Players whose zone lost ``label`` in ``[t - window, t + 0.5]``: ``(player, time it
+        was last seen, looks it was seen in)``, latest first (cards already used by an
+        attribution excluded)."""
         out = []
         for name, zone in self.cards.items():
             zc = zone.get(label)
             if zc is None or zc.used or zc.gone_t is None:
                 continue
             if t - window <= zc.gone_t <= t + 0.5:
-                out.append((name, zc.last_seen_t))
+                out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
 
     def use(self, name: str, label: str) -> None:
@@ -532,17 +538,19 @@ class RoundTracker:
         st = self.settings
         found = self.zone_cards.vanished(cand.label, t, st.vanish_window)
         prob = cand.prob
-        if len(found) >= 2 and found[0][1] - found[1][1] <= st.contest_window:
+        sure = [f for f in found if f[2] >= st.zone_confirm]
+        if len(sure) >= 2 and sure[0][1] - sure[1][1] <= st.contest_window:
             # the same card left two zones at about the same time: a contested play; the one
             # that left its zone first is taken as the first to land (one frame apart at least)
-            a, b = found[1], found[0]
-            for name, _ in (a, b):
+            a, b = sure[1], sure[0]
+            for name, _, _ in (a, b):
                 self.zone_cards.use(name, cand.label)
             gap = min(max(b[1] - a[1], 1 / 30), st.contest_window)
             return [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, gap)]
         if found:
-            # the zone that lost it last (others lost theirs earlier: moved, or covered)
-            name = found[0][0]
+            # the zone that lost it last (others lost theirs earlier: moved, or covered), a
+            # card seen in several looks before one seen once (perhaps a misreading)
+            name = (sure or found)[0][0]
             self.zone_cards.use(name, cand.label)
             return [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)]
         guess = self.hand_owner(cand) if self.hand_owner else self._hand_guess(cand)

@@ -76,7 +76,9 @@ def serve(
             "--source",
             "-s",
             help="Where events come from: an event log (.jsonl), or a round folder from `nertz synth round` "
-            "(events.jsonl, table.json, clip.mp4), replayed in real time. Default: the bundled sample round.",
+            "(events.jsonl, table.json, clip.mp4), replayed in real time; or a camera (webcam index, video file, "
+            "stream URL, folder of images) watched by the vision pipeline (needs --table). "
+            "Default: the bundled sample round's log.",
         ),
     ] = None,
     table: Annotated[
@@ -104,25 +106,35 @@ def serve(
         video: Path | None = None
         if source is None:
             source = str(sample_round_dir())
-        log = Path(source)
-        if log.is_dir():
+        log: Path | None = Path(source)
+        if log.is_dir() and (log / "events.jsonl").is_file():
             # a round folder (nertz synth round): its log, its table, its video as the camera view
-            if not (log / "events.jsonl").is_file():
-                raise NertzError(f"{source}: a folder without events.jsonl is not a round folder")
             if table is None and (log / "table.json").is_file():
                 table = log / "table.json"
             if (log / "clip.mp4").is_file():
                 video = log / "clip.mp4"
             log = log / "events.jsonl"
-        elif log.suffix not in (".jsonl", ".json", ".ndjson") or not log.is_file():
-            raise NertzError(
-                f"{source}: not an event log (.jsonl) or a round folder; the camera sources (webcam, video, "
-                "stream) come with the vision pipeline and are not available yet"
-            )
-        src = LogReplaySource(log, speed=speed, video=video)
-        tbl = read_table(table) if table is not None else None
-        if tbl is None:
-            tbl = Table.default(players_in(parse_event(ev) for ev in src.contract_events))
+        elif log.suffix in (".jsonl", ".json", ".ndjson") and log.is_file():
+            pass
+        else:
+            # a camera: webcam index, video file, stream URL or folder of images
+            if table is None:
+                raise NertzError(f"{source}: a camera source needs a table file (--table T.json, from nertz calibrate)")
+            from nertz.vision.camera_source import CameraSource
+
+            tbl = read_table(table)
+            try:
+                camera = CameraSource(source, tbl, speed=speed)
+            except ValueError as exc:
+                raise NertzError(f"{table}: {exc}") from None
+            log = None
+        if log is not None:
+            src = LogReplaySource(log, speed=speed, video=video)
+            tbl = read_table(table) if table is not None else None
+            if tbl is None:
+                tbl = Table.default(players_in(parse_event(ev) for ev in src.contract_events))
+        else:
+            src = camera
         if db is None:
             db = default_db_path()
             db.parent.mkdir(parents=True, exist_ok=True)
@@ -150,7 +162,10 @@ def serve(
     shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
     url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{bound_port}/"
     typer.echo(f"nertz referee: match {live.match_no}, round {live.current.number} ({'resumed from' if live.resumed else 'new in'} {db})")
-    typer.echo(f"source: {src.name} {log} at speed {speed:g}" + (f", camera view {video}" if video else ""))
+    if log is None:
+        typer.echo(f"source: camera {source} (the vision pipeline rules what it sees)")
+    else:
+        typer.echo(f"source: {src.name} {log} at speed {speed:g}" + (f", camera view {video}" if video else ""))
     if token:
         typer.echo(f"table token: {token}")
         typer.echo(f"open {url}?token={token} on the players' devices (the scoreboard alone needs no token)")

@@ -1,0 +1,76 @@
+"""The camera as the live service's event source: the vision pipeline feeding LiveReferee."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import pytest
+
+from nertz.referee.errors import NertzError
+from nertz.referee.service.live import LiveReferee
+from nertz.referee.store import EventStore
+from nertz.referee.table import Table
+from nertz.vision.camera_source import CameraSource
+
+SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory) -> Path:
+    """The sample round's first 4 seconds (two plays), as an mp4v file."""
+    path = tmp_path_factory.mktemp("cam") / "first4s.mp4"
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
+    for _ in range(120):
+        ok, frame = cap.read()
+        assert ok
+        w.write(frame)
+    w.release()
+    return path
+
+
+def table() -> Table:
+    return Table.from_dict(json.loads((SAMPLE / "table.json").read_text()))
+
+
+def test_the_camera_source_feeds_the_live_referee_and_shows_the_annotated_frame(clip, tmp_path):
+    src = CameraSource(str(clip), table(), speed=20.0)
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), src)
+    live.start()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            plays = [e for e in live.round.events if getattr(e, "type", None) == "play"]
+            if len(plays) >= 2:
+                break
+            time.sleep(0.2)
+        assert [(p.player, str(p.card)) for p in plays[:2]] == [("green", "AD"), ("blue", "AS")]
+        jpeg = live.frame()
+        assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
+    finally:
+        live.stop()
+
+
+def test_a_camera_source_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    with pytest.raises(NertzError, match="nothing.mp4"):
+        CameraSource(str(tmp_path / "nothing.mp4"), table())
+
+
+def test_a_table_without_zones_is_refused_for_the_camera(clip):
+    t = table().to_dict()
+    t.pop("zones")
+    with pytest.raises(ValueError, match="zones"):
+        CameraSource(str(clip), Table.from_dict(t))
+
+
+def test_serve_with_a_camera_source_and_no_table_says_what_is_missing(clip):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(clip), "--port", "0"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "needs a table file" in r.stderr and "Traceback" not in r.stderr
