@@ -101,8 +101,22 @@ def test_the_same_card_leaving_two_zones_at_once_is_a_contested_play():
     s.repeat(3, ("AH", card(500, 300)))
     plays = [e for e in s.events if e["type"] == "play"]
     assert sorted(p["player"] for p in plays) == ["blue", "red"]
-    assert plays[0]["t"] < plays[1]["t"]
+    assert plays[0]["t"] == plays[1]["t"]           # the order was not seen: the tie rule decides
     assert all(p["confidence"] < 0.9 for p in plays)   # both go to review
+    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # blue's comes back to blue's zone
+    assert [(e["type"], e["player"]) for e in s.events[2:]] == [("take_back", "blue")]
+
+
+def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_the_loser():
+    s = Stream()
+    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(3, ("AH", card(100, 300)))             # red's ace leaves ...
+    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # ... and lands
+    s.repeat(4, ("AH", card(500, 300)))             # blue's goes to the pile too (under a hand) ...
+    s.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))   # ... and back to blue's zone
+    got = [(e["type"], e["player"], e["card"], e["pile"]) for e in s.events]
+    assert got == [("play", "red", "AH", 1), ("play", "blue", "AH", 1), ("take_back", "blue", "AH", 1)]
+    assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
 
 
 def test_no_zone_saw_it_go_the_hand_over_it_gives_a_weak_owner_and_no_hand_gives_none():

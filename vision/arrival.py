@@ -82,3 +82,4 @@ class ArrivalTimer:
                 if misses >= self.gap:
                     break
         return float(self.frames[earliest][1])
+

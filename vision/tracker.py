@@ -135,11 +135,11 @@ class TrackerSettings:
         zone_confirm: a card seen in a zone in fewer looks than this may be a misreading: it
             loses to better-seen candidates and cannot make a contested play.
         contest_window: two zones whose copies of a card were last seen within this many
-            seconds of each other before it landed both played it (a contested play).
+            seconds of each other before it landed both played it (a contested play, reported
+            as simultaneous: the order is not seen).
         return_window: a card seen again in its zone within this many seconds after the same
             card landed for another player was that player's contested copy, taken back.
-        infer_take_backs: use that inference (off: on rendered rounds it added more false
-            plays, from cards that left a zone and came back without landing, than it found).
+        infer_take_backs: use that inference (:meth:`RoundTracker._taken_back`).
     """
 
     confirm: int = 2
@@ -152,7 +152,7 @@ class TrackerSettings:
     zone_confirm: int = 2
     contest_window: float = 0.5
     return_window: float = 4.0
-    infer_take_backs: bool = False
+    infer_take_backs: bool = True
 
 
 @dataclass
@@ -194,7 +194,8 @@ class PlayCandidate:
     """A change on a foundation seen by :class:`PileTracker`.
 
     Attributes:
-        kind: ``"play"`` (a new card on ``pile``) or ``"take_back"`` (the top card lifted).
+        kind: ``"play"`` (a new card on ``pile``) or ``"take_back"`` (the top card lifted, the
+            card under it showing again).
         pile: the tracker's pile number (1, 2, ... in order of appearance).
         label: the card.
         quad: ``(4, 2)`` where it lies (pixels).
@@ -369,22 +370,22 @@ class ZoneTracker:
         self.settings = settings or TrackerSettings()
         self.cards: dict[str, dict[str, _ZoneCard]] = {n: {} for n in names}
 
-    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float]]:
+    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float, int]]:
         """Feed one look's face-up cards per zone (sightings update presence; a card not seen
         where it lay, with no hand over that place, is marked gone at this look).
 
         Returns:
-            ``(player, card, gone_t)`` for each card seen again in a zone it had left (for
-            instance a card taken back from a foundation).
+            ``(player, card, gone_t, looks it was seen in before)`` for each card seen again
+            in a zone it had left (for instance a card taken back from a foundation).
         """
-        back: list[tuple[str, str, float]] = []
+        back: list[tuple[str, str, float, int]] = []
         for name, zone in self.cards.items():
             faces = [s for s in faces_by_zone.get(name, []) if s.prob >= self.settings.min_prob]
             labels = {s.label for s in faces}
             for s in faces:
                 zc = zone.get(s.label)
                 if zc is not None and zc.gone_t is not None:
-                    back.append((name, s.label, zc.gone_t))
+                    back.append((name, s.label, zc.gone_t, zc.seen))
                 if zc is None or zc.gone_t is not None or zc.used:
                     zone[s.label] = _ZoneCard(s.quad, look.t, look.frame)
                 else:
@@ -505,32 +506,55 @@ class RoundTracker:
                 self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
                 ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
                       "pile": cand.pile, "confidence": round(conf, 3)}
-                self._plays.append(dict(ev))
+                self._plays.append(dict(ev, _cand=cand))
                 events.append(ev)
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
 
-    def _taken_back(self, returned: list[tuple[str, str, float]], look: Look) -> list[dict[str, Any]]:
-        """A card seen again in its player's zone shortly after the same card landed on a pile
-        for another player: that player's copy went on the pile too and came back (the loser
-        of a contested play taking it back). Emits that play, just after the other one, and the
-        take-back."""
+    def _taken_back(self, returned: list[tuple[str, str, float, int]], look: Look) -> list[dict[str, Any]]:
+        """A card back in its player's zone shortly after the same card landed on a pile that
+        still shows it: that player's copy went on the pile and was taken back (the loser of a
+        contested play). If another player was credited with the pile's card, the returning
+        player played second: their play (just after the other, beyond the tie window) and the
+        take-back are reported. If the returning player was the one credited, theirs was the
+        second copy: the take-back is reported, and the card left on the pile is given to the
+        other player whose copy vanished (or, weakly, whose hand was over the pile)."""
+        st = self.settings
         out: list[dict[str, Any]] = []
-        for name, label, gone_t in returned:
+        tops = {pile: label for pile, label, _, _ in self.pile_tops()}
+        for name, label, gone_t, seen in returned:
+            if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
+                continue
             for ev in reversed(self._plays):
-                if ev["card"] != label or ev["player"] == name or ev.get("_answered"):
+                if ev["card"] != label or ev.get("_answered") or tops.get(ev["pile"]) != label:
                     continue
-                if not (gone_t - self.settings.vanish_window <= ev["t"] <= look.t) or look.t - ev["t"] > self.settings.return_window:
+                if not (gone_t - 1.0 <= ev["t"] <= look.t):
                     continue
                 ev["_answered"] = True
-                t_play = round(ev["t"] + 1 / 30, 4)
-                conf = round(0.7 * ev["confidence"], 3)
-                self._owner_of_pile_card.setdefault((ev["pile"], label), [])
-                out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
-                            "confidence": conf})
-                out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
-                            "pile": ev["pile"]})
+                owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
+                if name not in owners:
+                    t_play = round(ev["t"] + self.table.rules.tie_window + 1 / 30, 4)
+                    out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
+                                "confidence": round(0.7 * ev["confidence"], 3)})
+                    out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
+                                "pile": ev["pile"]})
+                    break
+                # the credited player took theirs back: the pile's copy is someone else's
+                if name in owners:
+                    owners.remove(name)
+                out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": ev["pile"]})
+                if owners:
+                    break  # a contested pair: the other one is already reported
+                others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] != name]
+                guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=name)
+                if guess is not None:
+                    if others:
+                        self.zone_cards.use(guess[0], label)
+                    owners.append(guess[0])
+                    out.append({"t": round(ev["t"] - self.table.rules.tie_window - 1 / 30, 4), "type": "play",
+                                "player": guess[0], "card": label, "pile": ev["pile"],
+                                "confidence": round(min(guess[1], 0.7) * ev["confidence"], 3)})
                 break
         return out
 
@@ -540,13 +564,13 @@ class RoundTracker:
         prob = cand.prob
         sure = [f for f in found if f[2] >= st.zone_confirm]
         if len(sure) >= 2 and sure[0][1] - sure[1][1] <= st.contest_window:
-            # the same card left two zones at about the same time: a contested play; the one
-            # that left its zone first is taken as the first to land (one frame apart at least)
+            # the same card left two zones at about the same time and the pile showed it only
+            # once it was down: which copy came first cannot be seen at this look rate, so both
+            # are reported at the same time (the referee's tie rule decides; both go to review)
             a, b = sure[1], sure[0]
             for name, _, _ in (a, b):
                 self.zone_cards.use(name, cand.label)
-            gap = min(max(b[1] - a[1], 1 / 30), st.contest_window)
-            return [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, gap)]
+            return [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, 0.0)]
         if found:
             # the zone that lost it last (others lost theirs earlier: moved, or covered), a
             # card seen in several looks before one seen once (perhaps a misreading)
@@ -558,7 +582,7 @@ class RoundTracker:
             return [(guess[0], min(guess[1], 0.6) * prob, 0.0)]
         return []
 
-    def _hand_guess(self, cand: PlayCandidate) -> tuple[str, float] | None:
+    def _hand_guess(self, cand: PlayCandidate, exclude: str | None = None) -> tuple[str, float] | None:
         """The player whose zone is nearest to the hands over the card in the looks between
         the pile's last settled state and the change (a weak guess, confidence 0.4)."""
         box = Sighting(cand.label, 1.0, cand.quad).box
@@ -571,7 +595,7 @@ class RoundTracker:
                     continue
                 centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
                 dist = {n: -cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True)
-                        for n, poly in self.zones.items()}
+                        for n, poly in self.zones.items() if n != exclude}
                 if dist:
                     best = min(dist, key=dist.get)
                     votes[best] = votes.get(best, 0) + 1
