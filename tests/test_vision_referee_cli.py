@@ -69,3 +69,19 @@ def test_referee_refuses_a_table_without_zones(tmp_path, clip):
     (tmp_path / "t.json").write_text(json.dumps(t))
     r = nertz("referee", "--source", str(clip), "--table", str(tmp_path / "t.json"))
     assert r.returncode == 2 and "zones" in r.stderr
+
+
+def test_show_without_a_display_is_refused_up_front(clip, monkeypatch):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    r = subprocess.run([sys.executable, "-m", "nertz", "referee", "--source", str(clip), "--table",
+                        str(SAMPLE / "table.json"), "--show"], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 2 and "--show needs a display" in r.stderr
+
+
+def test_keys_call_nertz_for_the_table_players_in_order():
+    from nertz.vision.referee_cli import key_to_call
+
+    names = ["red", "blue", "green"]
+    assert [key_to_call(ord(k), names) for k in "1234q"] == ["red", "blue", "green", None, None]

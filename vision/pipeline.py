@@ -110,6 +110,16 @@ class RefereePipeline:
                 self._reported.add(key)
                 self.on_message(j)
 
+    def call(self, player: str, t: float) -> None:
+        """A Nertz call heard now (a key press, the page): pushed at ``t`` seconds.
+
+        Raises:
+            ValueError: no such player.
+        """
+        if player not in self.table.names:
+            raise ValueError(f"no player {player!r} (players: {', '.join(self.table.names)})")
+        self._push({"t": round(t, 4), "type": "call", "player": player})
+
     def step(self, index: int, t: float, frame: np.ndarray) -> None:
         """Feed one frame (``(H, W, 3) uint8`` BGR, frame ``index`` at ``t`` seconds)."""
         self.stats.frames += 1

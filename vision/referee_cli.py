@@ -9,6 +9,7 @@ with the ``{"type": "result", ...}`` line.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_table
 from nertz.referee.report import format_scoreboard, format_time
 
-__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe"]
+__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe", "key_to_call"]
 
 SAMPLE_ROUND = "round-3p"
 """The bundled sample round (``datasets/samples/<name>/``) refereed when no source is given."""
@@ -52,6 +53,14 @@ def parse_call(text: str) -> tuple[str, float]:
     if not sep or not name or not (t >= 0 and t < float("inf")):
         raise NertzError(f"--call {text!r}: write it as NAME@SECONDS, e.g. red@81.2")
     return name, t
+
+
+def key_to_call(key: int, names: list[str]) -> str | None:
+    """The player a key press in the live window calls for: ``1`` is the table file's first
+    player, ``2`` the second, ... (None for any other key)."""
+    if ord("1") <= key <= ord("9") and key - ord("1") < len(names):
+        return names[key - ord("1")]
+    return None
 
 
 def describe(m: dict[str, Any]) -> str:
@@ -86,8 +95,13 @@ def referee_command(
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
     nertz_left: Annotated[Optional[list[str]], typer.Option(
         "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable), when the camera did not count them.")] = None,
+    show: Annotated[bool, typer.Option(
+        "--show", help="Show the overlay in a window; keys 1..9 call Nertz for the table's 1st..9th player, q stops.")] = False,
 ) -> None:
-    """Watch a round and rule it: every foundation play, its owner, every ruling and the score."""
+    """Watch a round and rule it: every foundation play, its owner, every ruling and the score.
+
+    With no source: the bundled sample round, with the call and the Nertz counts its players
+    announced (a camera cannot hear a call; its video shows no count spread)."""
     from .pipeline import RefereePipeline
 
     def fail(msg: str) -> None:
@@ -99,9 +113,17 @@ def referee_command(
         if source is None:
             spec: Any = sample_path("clip.mp4")
             table = table or sample_path("table.json")
+            # what the players said at that table: a call cannot be seen, and the sample's video
+            # shows no end-of-round spread of the Nertz piles to count
+            recorded = [json.loads(x) for x in sample_path("events.jsonl").read_text().splitlines() if x.strip()]
             if not calls:
-                recorded = [json.loads(x) for x in sample_path("events.jsonl").read_text().splitlines() if x.strip()]
                 calls = [(e["player"], float(e["t"])) for e in recorded if e.get("type") == "call"]
+            if not nertz_left:
+                nertz_left = [f"{e['player']}={e['count']}" for e in recorded if e.get("type") == "nertz_left"]
+            if not as_json:
+                typer.echo(f"the bundled sample round ({sample_path('clip.mp4').parent}); the call and Nertz counts "
+                           f"as said at the table: {', '.join(f'{n}@{t:g}' for n, t in calls)}; "
+                           f"{', '.join(nertz_left or [])}", err=True)
         else:
             spec = source
         if table is None:
@@ -116,6 +138,8 @@ def referee_command(
             if not sep or not n.strip().isdigit():
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
             counts[name] = int(n)
+        if show and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            fail("--show needs a display (no DISPLAY or WAYLAND_DISPLAY here): use --out to write the overlay video instead")
         for name in [c[0] for c in calls] + list(counts):
             if name not in tbl.names:
                 fail(f"no player {name!r} in {table} (players: {', '.join(tbl.names)})")
@@ -149,11 +173,16 @@ def referee_command(
 
         with src, Progress(transient=True, console=_stderr_console(), disable=src.live or src.frame_count is None) as bar:
             task = bar.add_task("refereeing", total=src.frame_count)
+            from .annotate import draw_overlay
+
             for frame in src:
                 pipe.step(frame.index, frame.t, frame.image)
-                if writer is not None:
-                    from .annotate import draw_overlay
-                    writer.write(draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t))
+                if writer is not None or show:
+                    shown = draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t)
+                    if writer is not None:
+                        writer.write(shown)
+                    if show and _show(shown, pipe, tbl.names, frame.t):
+                        break
                 bar.advance(task)
         result = pipe.finish(counts or None)
     except KeyboardInterrupt:
@@ -172,6 +201,27 @@ def referee_command(
         typer.echo(format_scoreboard(pipe.round.result))
         if out is not None:
             typer.echo(f"\nwrote {out}")
+
+
+def _show(image: Any, pipe: Any, names: list[str], t: float) -> bool:
+    """Show ``image`` in the live window and handle a key press; True when the user quits.
+
+    Raises:
+        NertzError: no display to show a window on.
+    """
+    import cv2
+
+    try:
+        cv2.imshow("nertz referee", image)
+        key = cv2.waitKey(1) & 0xFF
+    except cv2.error as exc:
+        raise NertzError(f"--show needs a display (a desktop session): {str(exc).strip().splitlines()[-1]}") from None
+    if key in (ord("q"), 27):
+        return True
+    name = key_to_call(key, names)
+    if name is not None:
+        pipe.call(name, t)
+    return False
 
 
 def _stderr_console() -> Any:

@@ -357,6 +357,7 @@ class _ZoneCard:
     gone_t: float | None = None
     used: bool = False
     seen: int = 1
+    came_back: tuple[float, int] | None = None  # (gone_t, looks seen before) of a card back in its zone
 
 
 class ZoneTracker:
@@ -375,8 +376,9 @@ class ZoneTracker:
         where it lay, with no hand over that place, is marked gone at this look).
 
         Returns:
-            ``(player, card, gone_t, looks it was seen in before)`` for each card seen again
-            in a zone it had left (for instance a card taken back from a foundation).
+            ``(player, card, gone_t, looks it was seen in before)`` for each card back in a
+            zone it had left (for instance a card taken back from a foundation), once it has
+            been seen there again in ``zone_confirm`` looks.
         """
         back: list[tuple[str, str, float, int]] = []
         for name, zone in self.cards.items():
@@ -384,13 +386,16 @@ class ZoneTracker:
             labels = {s.label for s in faces}
             for s in faces:
                 zc = zone.get(s.label)
-                if zc is not None and zc.gone_t is not None:
-                    back.append((name, s.label, zc.gone_t, zc.seen))
                 if zc is None or zc.gone_t is not None or zc.used:
-                    zone[s.label] = _ZoneCard(s.quad, look.t, look.frame)
+                    came_back = (zc.gone_t, zc.seen) if zc is not None and zc.gone_t is not None else None
+                    zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back)
                 else:
                     zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
                     zc.seen += 1
+                if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
+                    # back for good (seen in enough looks): report it once
+                    back.append((name, s.label, zc.came_back[0], zc.came_back[1]))
+                    zc.came_back = None
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
                     continue

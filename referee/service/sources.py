@@ -1,11 +1,12 @@
 """Event sources for the live referee: something that reports contract events in real time
 and, optionally, the latest camera frame (JPEG) for the video stream.
 
-The camera pipeline (``nertz.vision``) will plug in here as another :class:`Source`; today
-the service ships :class:`LogReplaySource`, which replays an event log in real time, with
-the round's video as the camera view when there is one (with no ``--source``, ``nertz serve``
-replays the bundled sample round ``datasets/samples/round-3p``: its ground-truth log and its
-rendered video).
+Two sources exist: :class:`LogReplaySource` here, which replays an event log in real time,
+with the round's video as the camera view when there is one (with no ``--source``, ``nertz
+serve`` replays the bundled sample round ``datasets/samples/round-3p``: its ground-truth log and
+its rendered video), and the camera, :class:`nertz.vision.camera_source.CameraSource`, which
+runs the vision pipeline on a webcam, stream or video file (the referee package never touches
+pixels: the service only imports it when ``--source`` names a camera).
 
 The service drives a source from one background thread per round::
 
