@@ -13,8 +13,10 @@ Every rules key is optional. Additive keys of this project: a player may list it
 name. Other top-level keys (calibration data) are kept and ignored here.
 
 Validation is strict where a mistake would silently change a score: unknown rules keys,
-duplicate names, missing or malformed back colours, and two back colours too close to tell
-apart are refused with a :class:`~nertz.referee.errors.TableError` that says what to fix.
+duplicate names, missing or malformed back colours, two back colours too close to tell
+apart, zones that overlap each other or the shared area (a card there would have two places),
+and polygons without area are refused with a :class:`~nertz.referee.errors.TableError` that
+says what to fix.
 """
 
 from __future__ import annotations
@@ -27,12 +29,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nertz.referee.errors import TableError
 
-__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "hex_to_lab", "delta_e"]
+__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "hex_to_lab", "delta_e",
+           "polygon_overlap"]
 
 MIN_BACK_DELTA_E = 12.0
 """The smallest CIE76 colour difference (Delta E*ab) allowed between two players' back
 colours. Below it, the camera cannot tell the decks apart reliably under uneven light
 (a just-noticeable difference is about 2.3; warm vs cold light shifts a colour by 5 to 10)."""
+
+MAX_ZONE_OVERLAP = 0.01
+"""Largest share of a polygon's area that may overlap another region (zone or shared area)
+before the table file is refused: hand-drawn neighbours may touch, a card may not lie in two."""
 
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -124,6 +131,18 @@ class Table(BaseModel):
     zones: dict[str, tuple[Point, ...]] = Field(default_factory=dict)
     rules: Rules = Field(default_factory=Rules)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _players_have_backs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("players"), (list, tuple)):
+            for i, p in enumerate(data["players"]):
+                if isinstance(p, dict) and not p.get("back"):
+                    who = repr(p["name"]) if isinstance(p.get("name"), str) else f"number {i + 1}"
+                    raise ValueError(
+                        f"player {who} has no back colour: register the deck's back (`nertz calibrate`) or "
+                        f"write \"back\": \"#rrggbb\" for it")
+        return data
+
     @model_validator(mode="after")
     def _consistent(self) -> "Table":
         names = [p.name for p in self.players]
@@ -148,6 +167,23 @@ class Table(BaseModel):
         for label, poly in polygons.items():
             if len(poly) < 3:
                 raise ValueError(f"polygon {label!r} needs at least 3 points, it has {len(poly)}")
+            if not all(math.isfinite(c) for pt in poly for c in pt):
+                raise ValueError(f"polygon {label!r} has a point that is not a finite number")
+            if _area(poly) <= 0.0:
+                raise ValueError(f"polygon {label!r} has no area (its points lie on one line): redraw it")
+        zone_names = list(self.zones)
+        pairs = [(a, b) for i, a in enumerate(zone_names) for b in zone_names[i + 1:]]
+        if self.shared_area is not None:
+            pairs += [(z, "shared_area") for z in zone_names]
+        if pairs:
+            shares = polygon_overlap(polygons, pairs)
+            for (a, b), share in zip(pairs, shares):
+                if share > MAX_ZONE_OVERLAP:
+                    what = (f"zone {a!r} overlaps the shared area" if b == "shared_area"
+                            else f"zones {a!r} and {b!r} overlap")
+                    raise ValueError(
+                        f"{what} ({100 * share:.0f} % of the smaller one): redraw them so that every card "
+                        f"lies in one region only")
         for i, a in enumerate(self.players):
             for b in self.players[i + 1 :]:
                 d = delta_e(a.back, b.back)
@@ -222,6 +258,66 @@ def _placeholder_colour(i: int, n: int) -> str:
 
     r, g, b = colorsys.hsv_to_rgb(i / max(n, 1), 0.7, 0.7)
     return "#{:02x}{:02x}{:02x}".format(int(r * 255), int(g * 255), int(b * 255))
+
+
+def _area(poly: Any) -> float:
+    """Absolute area of a polygon (shoelace formula), in squared polygon units."""
+    n = len(poly)
+    return abs(sum(poly[i][0] * poly[(i + 1) % n][1] - poly[(i + 1) % n][0] * poly[i][1] for i in range(n))) / 2
+
+
+def _inside(poly: Any, x: Any, y: Any) -> Any:
+    """Even-odd (crossing number) point-in-polygon test of points ``(x, y)`` (numpy arrays)."""
+    import numpy as np
+
+    p = np.asarray(poly, np.float64).reshape(-1, 2)
+    inside = np.zeros(x.shape, bool)
+    for (x0, y0), (x1, y1) in zip(p, np.roll(p, -1, axis=0)):
+        if y0 == y1:
+            continue
+        crosses = (y0 > y) != (y1 > y)
+        xi = x0 + (y - y0) * (x1 - x0) / (y1 - y0)
+        inside ^= crosses & (x < xi)
+    return inside
+
+
+def polygon_overlap(polygons: dict[str, Any], pairs: list[tuple[str, str]], resolution: int = 256) -> list[float]:
+    """How much pairs of polygons overlap, as a share of the smaller one's area.
+
+    Each pair is sampled on a grid of cell centres spanning the two polygons, its longer side
+    ``resolution`` cells, with an even-odd point-in-polygon test (NumPy only; any simple
+    polygon, convex or not): exact enough for a yes/no on overlap at the 1 % of
+    :data:`MAX_ZONE_OVERLAP`.
+
+    Args:
+        polygons: name -> ``[(x, y), ...]`` (image pixels, or any unit).
+        pairs: the ``(name, name)`` pairs to measure.
+
+    Returns:
+        for each pair, overlap area / the smaller polygon's area (0..1).
+    """
+    import numpy as np
+
+    out = []
+    for a, b in pairs:
+        pa = np.asarray(polygons[a], np.float64).reshape(-1, 2)
+        pb = np.asarray(polygons[b], np.float64).reshape(-1, 2)
+        lo = np.maximum(pa.min(axis=0), pb.min(axis=0))  # overlap can only lie in both boxes
+        hi = np.minimum(pa.max(axis=0), pb.max(axis=0))
+        if np.any(hi <= lo):
+            out.append(0.0)
+            continue
+        allp = np.vstack([pa, pb])
+        step = float((allp.max(axis=0) - allp.min(axis=0)).max()) / resolution
+        xs = np.arange(lo[0] + step / 2, hi[0], step)
+        ys = np.arange(lo[1] + step / 2, hi[1], step)
+        if len(xs) == 0 or len(ys) == 0:
+            out.append(0.0)
+            continue
+        x, y = np.meshgrid(xs, ys)
+        inter = float(np.count_nonzero(_inside(pa, x, y) & _inside(pb, x, y))) * step * step
+        out.append(min(inter / max(min(_area(pa.tolist()), _area(pb.tolist())), 1e-12), 1.0))
+    return out
 
 
 def hex_to_lab(colour: str) -> tuple[float, float, float]:

@@ -120,12 +120,10 @@ def referee_command(
                 calls = [(e["player"], float(e["t"])) for e in recorded if e.get("type") == "call"]
             if not nertz_left:
                 nertz_left = [f"{e['player']}={e['count']}" for e in recorded if e.get("type") == "nertz_left"]
-            if not as_json:
-                typer.echo(f"the bundled sample round ({sample_path('clip.mp4').parent}); the call and Nertz counts "
-                           f"as said at the table: {', '.join(f'{n}@{t:g}' for n, t in calls)}; "
-                           f"{', '.join(nertz_left or [])}", err=True)
+            note = (f"the bundled sample round ({sample_path('clip.mp4').parent}); the call and Nertz counts "
+                    f"as said at the table: {', '.join(f'{n}@{t:g}' for n, t in calls)}; {', '.join(nertz_left or [])}")
         else:
-            spec = source
+            spec, note = source, None
         if table is None:
             fail("a table file is needed (--table T.json): make one with nertz calibrate")
         tbl = read_table(table)
@@ -149,6 +147,8 @@ def referee_command(
 
         recognizer = CardRecognizer(table=tbl)
         src = open_source(spec, realtime=realtime)
+        if note and not as_json:
+            typer.echo(note, err=True)
     except NertzError as exc:
         fail(str(exc))
         return

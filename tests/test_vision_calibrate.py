@@ -1,0 +1,288 @@
+"""Calibration (nertz.vision.calibrate): ArUco markers drawn on a synthetic table, the layout
+path on synthetic detections and on one rendered deal (the shipped detector), the manual state
+machine, validation refusals and the CLI's errors."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from nertz.referee.errors import TableError
+from nertz.referee.table import Table, delta_e, hex_to_lab
+from nertz.vision.calibrate import (CalibrationError, ManualCalibration, calibrate_layouts, calibrate_markers,
+                                    detect_markers, finish_table, group_layouts, lab_to_hex, marker_sheet,
+                                    white_share)
+from nertz.vision.calibrate_cli import calibrate_command
+from nertz.vision.detect import DETECTOR_ONNX, Detections
+
+TABLE_BGR = (70, 110, 60)
+RED, BLUE = "#b3261e", "#1e4bb3"
+
+
+def _bgr(hex_colour: str) -> tuple[int, int, int]:
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return (b, g, r)
+
+
+def _marker(img: np.ndarray, mid: int, centre: tuple[int, int], side: int = 60) -> None:
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    m = cv2.cvtColor(cv2.aruco.generateImageMarker(d, mid, side), cv2.COLOR_GRAY2BGR)
+    x, y = centre[0] - side // 2, centre[1] - side // 2
+    q = side // 5
+    img[y - q:y + side + q, x - q:x + side + q] = 255  # quiet zone
+    img[y:y + side, x:x + side] = m
+
+
+def _back(img: np.ndarray, box: tuple[int, int, int, int], hex_colour: str) -> None:
+    x0, y0, x1, y1 = box
+    cv2.rectangle(img, (x0, y0), (x1, y1), (255, 255, 255), -1)
+    cv2.rectangle(img, (x0 + 4, y0 + 4), (x1 - 4, y1 - 4), _bgr(hex_colour), -1)
+
+
+# --- path A: markers -------------------------------------------------------------------------
+def _marker_table(player_markers: bool = True) -> tuple[np.ndarray, list]:
+    img = np.full((720, 1280, 3), TABLE_BGR, np.uint8)
+    for mid, c in zip((0, 1, 2, 3), [(400, 220), (880, 220), (880, 500), (400, 500)]):
+        _marker(img, mid, c)
+    if player_markers:
+        _marker(img, 10, (640, 640))  # bottom: the first player
+        _marker(img, 11, (640, 80))
+    backs = [(760, 600, 820, 690), (460, 20, 520, 110)]
+    _back(img, backs[0], RED)
+    _back(img, backs[1], BLUE)
+    return img, backs
+
+
+def test_markers_give_the_shared_area_and_zones():
+    img, backs = _marker_table()
+    found = detect_markers(img)
+    assert {0, 1, 2, 3, 10, 11} <= set(found)
+    data = calibrate_markers(img, ["red", "blue"], back_boxes=[np.array([b]) for b in backs])
+    shared = np.array(data["shared_area"])
+    for corner in [(400, 220), (880, 220), (880, 500), (400, 500)]:
+        assert np.min(np.linalg.norm(shared - corner, axis=1)) < 2.0
+    table = finish_table(data)
+    assert table.names == ["red", "blue"]
+    red_zone = np.array(data["zones"]["red"], np.float32)
+    assert cv2.pointPolygonTest(red_zone, (640.0, 660.0), False) > 0  # the bottom player's side
+    assert cv2.pointPolygonTest(red_zone, (640.0, 60.0), False) < 0
+    assert delta_e(table.players[0].back, RED) < 3 and delta_e(table.players[1].back, BLUE) < 3
+    assert data["calibration"]["method"] == "markers"
+
+
+def test_markers_without_layout_markers_use_default_seats():
+    img, backs = _marker_table(player_markers=False)
+    data = calibrate_markers(img, ["red", "blue"], back_boxes=[np.array([b]) for b in backs])
+    zone = np.array(data["zones"]["blue"], np.float32)
+    assert cv2.pointPolygonTest(zone, (640.0, 60.0), False) > 0  # 2 players: bottom, then top
+
+
+def test_missing_corner_marker_is_refused_with_the_ids():
+    img, backs = _marker_table()
+    img[150:290, 330:470] = TABLE_BGR  # hide marker 0
+    with pytest.raises(CalibrationError, match="corner marker\\(s\\) 0 not seen"):
+        calibrate_markers(img, ["red", "blue"], back_boxes=[np.array([b]) for b in backs])
+
+
+def test_marker_sheet_is_readable():
+    sheet = marker_sheet(players=3, marker_px=200)
+    assert set(detect_markers(sheet)) == {0, 1, 2, 3, 10, 11, 12}
+
+
+# --- path B: dealt layouts -------------------------------------------------------------------
+def _row(y: int, x0: int, cards: int, w: int = 40, h: int = 56, pitch: int = 48) -> list[list[float]]:
+    return [[x0 + k * pitch, y, x0 + k * pitch + w, y + h] for k in range(cards)]
+
+
+def test_layouts_from_detections_on_a_synthetic_deal():
+    img = np.full((480, 640, 3), TABLE_BGR, np.uint8)
+    faces = _row(370, 150, 5) + _row(54, 266, 5)  # bottom row, top row (mirrored: stock at its right = left)
+    backs = [[150 + 6 * 48, 370, 150 + 6 * 48 + 40, 426], [266 - 2 * 48, 54, 266 - 2 * 48 + 40, 110]]
+    for b in faces:
+        cv2.rectangle(img, (b[0], b[1]), (b[2], b[3]), (250, 250, 250), -1)
+    _back(img, tuple(backs[0]), RED)
+    _back(img, tuple(backs[1]), BLUE)
+    det = Detections.from_boxes(np.array(faces + backs), np.ones(12), np.array([0] * 10 + [1, 1]))
+    data = calibrate_layouts(img, ["red", "blue"], detections=det)
+    table = finish_table(data)
+    assert [p.name for p in table.players] == ["red", "blue"]
+    assert delta_e(table.players[0].back, RED) < 3 and delta_e(table.players[1].back, BLUE) < 3
+    shared = np.array(data["shared_area"], np.float32)
+    assert cv2.pointPolygonTest(shared, (320.0, 240.0), False) > 0
+    red = np.array(data["zones"]["red"], np.float32)
+    for b in faces[:5] + backs[:1]:  # every card of the bottom layout lies in its zone
+        assert cv2.pointPolygonTest(red, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), False) > 0
+    assert cv2.pointPolygonTest(red, (320.0, 470.0), False) > 0  # room for the cascades toward the player
+
+
+def test_two_layouts_meeting_at_a_corner_are_told_apart():
+    # a bottom row and a left column whose end cards touch: one linked group, not one row
+    bottom = _row(400, 120, 6)
+    left = [[40, 400 - 60 - k * 48, 96, 400 - 60 - k * 48 + 40] for k in range(6)]  # landscape cards
+    boxes = np.array(bottom + left, np.float64)
+    lays = group_layouts(boxes, np.zeros(len(boxes), bool))
+    assert len(lays) == 2
+    sizes = sorted(len(lay.boxes) for lay in lays)
+    assert sizes == [6, 6]
+
+
+def test_layouts_refuse_a_frame_without_enough_layouts():
+    img = np.full((480, 640, 3), TABLE_BGR, np.uint8)
+    det = Detections.from_boxes(np.array(_row(370, 150, 5)), np.ones(5), np.zeros(5, int))
+    with pytest.raises(CalibrationError, match="found 1 dealt layouts, expected 2"):
+        calibrate_layouts(img, ["a", "b"], detections=det)
+    with pytest.raises(CalibrationError, match="no cards found"):
+        calibrate_layouts(img, ["a", "b"], detections=Detections.empty())
+
+
+def test_a_big_pip_face_is_not_taken_for_a_back():
+    img = np.full((100, 100, 3), 245, np.uint8)
+    cv2.circle(img, (50, 50), 22, _bgr(RED), -1)  # a face: white paper, one big red pip
+    assert white_share(img, [10, 0, 90, 100]) > 0.18
+    back = np.zeros((100, 100, 3), np.uint8)
+    _back(back, (0, 0, 99, 99), RED)
+    assert white_share(back, [0, 0, 99, 99]) < 0.05
+
+
+@pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
+def test_layouts_on_a_rendered_deal_match_the_true_table():
+    from nertz.datasets.render import make_scene, render_frame
+    from nertz.datasets.sim import SimSettings, simulate_round
+    from nertz.vision.calibrate_eval import iou_in_frame
+
+    sim = simulate_round(SimSettings(players=2), 1)
+    scene = make_scene(sim.table["players"], 1, (1280, 720))
+    frame, _ = render_frame(scene, sim.state_at(0.0))
+    truth = scene.table_file()
+    names = [p["name"] for p in truth["players"]]
+    data = calibrate_layouts(frame, names)
+    finish_table(data)
+    size = (1280, 720)
+    assert iou_in_frame(data["shared_area"], truth["shared_area"], size) > 0.8
+    for n in names:
+        assert iou_in_frame(data["zones"][n], truth["zones"][n], size) > 0.8
+    for p in data["players"]:  # the registered colour is the true back under the scene's light
+        assert delta_e(p["back"], next(q["back"] for q in truth["players"] if q["name"] == p["name"])) < 40
+
+
+# --- path C: by hand -------------------------------------------------------------------------
+def test_manual_state_machine():
+    img = np.full((300, 400, 3), TABLE_BGR, np.uint8)
+    _back(img, (20, 240, 60, 290), RED)
+    _back(img, (340, 10, 380, 60), BLUE)
+    m = ManualCalibration(["red", "blue"])
+    assert "shared area" in m.prompt
+    for p in [(100, 100), (300, 100), (300, 200)]:
+        m.click(*p)
+    m.click(999, 999)
+    m.undo()  # the stray click
+    m.click(100, 200)
+    assert m.finish() is None
+    assert "red's zone" in m.prompt
+    assert "at least 3 points" in m.finish()
+    for p in [(0, 210), (400, 210), (400, 300), (0, 300)]:
+        m.click(*p)
+    m.finish()
+    for p in [(0, 0), (400, 0), (400, 90), (0, 90)]:
+        m.click(*p)
+    m.finish()
+    assert "red's card back" in m.prompt
+    m.click(25, 245)
+    m.click(25, 246)  # no size yet: ignored
+    m.click(55, 285)
+    with pytest.raises(CalibrationError, match="not finished"):
+        m.result(img)
+    m.click(345, 15)
+    m.click(375, 55)
+    assert m.done
+    data = m.result(img)
+    table = finish_table(data)
+    assert table.shared_area[0] == (100.0, 100.0) and len(table.zones["blue"]) == 4
+    assert delta_e(table.players[0].back, RED) < 3 and delta_e(table.players[1].back, BLUE) < 3
+    m.undo()  # back into the last box
+    assert not m.done and m.points[-1] == [(345.0, 15.0)]
+    assert m.draw(img).shape == img.shape
+
+
+# --- validation ------------------------------------------------------------------------------
+def _two(zones=None, shared=None, backs=(RED, BLUE)):
+    d = {"players": [{"name": "red", "back": backs[0]}, {"name": "blue", "back": backs[1]}]}
+    if zones is not None:
+        d["zones"] = zones
+    if shared is not None:
+        d["shared_area"] = shared
+    return d
+
+
+SQ = lambda x, y, s=10: [[x, y], [x + s, y], [x + s, y + s], [x, y + s]]  # noqa: E731
+
+
+@pytest.mark.parametrize("data, match", [
+    (_two(zones={"red": SQ(0, 0), "blue": SQ(5, 5)}), "zones 'red' and 'blue' overlap"),
+    (_two(zones={"red": SQ(0, 0)}, shared=SQ(8, 0)), "zone 'red' overlaps the shared area"),
+    (_two(backs=(RED, None)), "player 'blue' has no back colour"),
+    (_two(backs=(RED, "#b82a20")), "too close to tell apart"),
+    (_two(zones={"red": [[0, 0], [5, 5], [10, 10]]}), "has no area"),
+])
+def test_invalid_calibrations_are_refused_with_what_to_fix(data, match):
+    with pytest.raises(CalibrationError, match=match):
+        finish_table(data)
+    with pytest.raises(TableError, match=match):
+        Table.from_dict(data)
+
+
+def test_touching_zones_are_fine():
+    Table.from_dict(_two(zones={"red": SQ(0, 10), "blue": SQ(10, 10)}, shared=[[0, 0], [20, 0], [20, 10], [0, 10]]))
+
+
+def test_lab_to_hex_inverts_hex_to_lab():
+    for c in (RED, BLUE, "#1e8a3a", "#d4a017", "#808080"):
+        assert lab_to_hex(hex_to_lab(c)) == c
+
+
+# --- CLI -------------------------------------------------------------------------------------
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    app.command("calibrate")(calibrate_command)
+    app.command("noop")(lambda: None)  # keep sub-command parsing
+    return app
+
+
+def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
+    runner = CliRunner()
+    sheet = tmp_path / "sheet.png"
+    r = runner.invoke(_app(), ["calibrate", "--print-markers", str(sheet), "--players", "a,b,c"])
+    assert r.exit_code == 0, r.output
+    assert {0, 1, 2, 3, 10, 11, 12} == set(detect_markers(cv2.imread(str(sheet))))
+    r = runner.invoke(_app(), ["calibrate", "--source", str(tmp_path / "nope.mp4"), "--out", str(tmp_path / "t.json")])
+    assert r.exit_code == 2 and "error: " in r.output and "no such file" in r.output
+    (tmp_path / "t.json").write_text("{}")
+    r = runner.invoke(_app(), ["calibrate", "--source", str(sheet), "--out", str(tmp_path / "t.json")])
+    assert r.exit_code == 2 and "exists" in r.output
+
+
+def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):
+    img, backs = _marker_table()
+    cv2.imwrite(str(tmp_path / "still.png"), img)
+
+    class FakeRecognizer:  # the backs the detector would find
+        def __init__(self, *a, **k):
+            pass
+
+        def detect(self, image):
+            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
+
+    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    out = tmp_path / "table.json"
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", str(tmp_path / "still.png"), "--out", str(out),
+                                    "--players", "red,blue", "--preview", str(tmp_path / "p.png")])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    t = Table.from_dict(data)
+    assert t.names == ["red", "blue"] and data["calibration"]["method"] == "markers"
+    assert (tmp_path / "p.png").is_file()

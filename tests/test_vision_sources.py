@@ -1,0 +1,195 @@
+"""Frame sources (nertz.vision.sources): tiny videos and image folders written to tmp, fake
+captures for the live reopen logic and for a corrupt frame in the middle of a file. No webcam,
+no network."""
+
+from __future__ import annotations
+
+import logging
+
+import cv2
+import numpy as np
+import pytest
+
+from nertz.referee.errors import NertzError
+from nertz.vision import sources
+from nertz.vision.sources import (Frame, ImageFolderSource, LiveSource, SourceError, VideoFileSource, frame_at,
+                                  open_source)
+
+W, H = 64, 48
+
+
+def _img(i: int) -> np.ndarray:
+    img = np.full((H, W, 3), (i * 20) % 256, np.uint8)
+    cv2.putText(img, str(i), (8, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 255), 2)
+    return img
+
+
+def _video(path, n: int = 10, fps: float = 10.0) -> str:
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (W, H))
+    assert w.isOpened()
+    for i in range(n):
+        w.write(_img(i))
+    w.release()
+    return str(path)
+
+
+def test_video_file_frames_have_media_time(tmp_path):
+    path = _video(tmp_path / "clip.avi")
+    with open_source(path) as src:
+        assert isinstance(src, VideoFileSource) and not src.live
+        assert src.fps == pytest.approx(10.0) and src.frame_count == 10 and src.size == (W, H)
+        frames = list(src)
+    assert [f.index for f in frames] == list(range(10))
+    np.testing.assert_allclose([f.t for f in frames], np.arange(10) / 10.0, atol=1e-6)
+    assert all(f.image.shape == (H, W, 3) and f.image.dtype == np.uint8 for f in frames)
+    # the pictures come out in order: frame 5's grey level
+    assert abs(int(frames[5].image[2, 2, 0]) - 100) < 8
+
+
+@pytest.mark.parametrize("spec, match", [
+    (None, "no source given"), ("", "no source given"), ("missing.mp4", "no such file or folder"),
+    ("ftp://host/x.mp4", "unknown URL scheme"),
+])
+def test_bad_specs_are_clear_errors(tmp_path, monkeypatch, spec, match):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError, match=match) as e:
+        open_source(spec)
+    assert isinstance(e.value, NertzError)
+
+
+def test_a_file_that_is_not_a_video_cannot_be_opened(tmp_path):
+    junk = tmp_path / "notes.mp4"
+    junk.write_bytes(b"hello, not a video" * 20)
+    with pytest.raises(SourceError, match="cannot be opened as a video"):
+        open_source(junk)
+
+
+def test_truncated_file_ends_with_a_warning_not_an_error(tmp_path, caplog):
+    data = open(_video(tmp_path / "full.avi"), "rb").read()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        with open_source(cut, max_bad_frames=3) as src:
+            frames = list(src)
+    assert 0 < len(frames) < 10
+    assert src.frame_count == 10 and src.skipped >= 1
+    assert "truncated" in caplog.text
+
+
+class FakeCapture:
+    """A cv2.VideoCapture double: ``script`` is a list of frames (arrays) or None (a failed read)."""
+
+    def __init__(self, script, opened=True, fps=10.0, count=None):
+        self.script = list(script)
+        self.opened = opened
+        self.fps = fps
+        self.count = len(self.script) if count is None else count
+        self.pos = 0
+        self.released = False
+
+    def isOpened(self):
+        return self.opened
+
+    def read(self):
+        if self.pos >= len(self.script):
+            return False, None
+        item = self.script[self.pos]
+        self.pos += 1
+        return (item is not None), item
+
+    def get(self, prop):
+        return {cv2.CAP_PROP_FPS: self.fps, cv2.CAP_PROP_FRAME_COUNT: self.count, cv2.CAP_PROP_FRAME_WIDTH: W,
+                cv2.CAP_PROP_FRAME_HEIGHT: H, cv2.CAP_PROP_POS_MSEC: 0.0}.get(prop, 0.0)
+
+    def set(self, prop, value):
+        if prop == cv2.CAP_PROP_POS_FRAMES:
+            self.pos = int(value)
+        return True
+
+    def release(self):
+        self.released = True
+
+
+def test_corrupt_frame_mid_file_is_skipped_with_a_warning(caplog):
+    script = [_img(0), _img(1), None, _img(3), _img(4)]
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        src = VideoFileSource("fake.mp4", capture_factory=lambda p: FakeCapture(script))
+        frames = list(src)
+    assert [f.index for f in frames] == [0, 1, 3, 4]
+    np.testing.assert_allclose([f.t for f in frames], [0.0, 0.1, 0.3, 0.4])  # index / fps without POS_MSEC
+    assert src.skipped == 1 and "frame 2 cannot be decoded" in caplog.text
+
+
+def test_live_source_reopens_after_a_drop_out(monkeypatch, caplog):
+    monkeypatch.setattr(sources.time, "sleep", lambda s: None)
+    caps = iter([FakeCapture([_img(0), _img(1), None]), FakeCapture([], opened=False), FakeCapture([_img(7), _img(8)])])
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        src = open_source("0", retries=3, retry_delay=0.5, capture_factory=lambda target: next(caps))
+        assert isinstance(src, LiveSource) and src.live and src.frame_count is None
+        frames = [next(src) for _ in range(4)]
+    assert [f.index for f in frames] == [0, 1, 2, 3]
+    assert int(frames[2].image[2, 2, 0]) == _img(7)[2, 2, 0]
+    ts = [f.t for f in frames]
+    assert ts == sorted(ts) and ts[0] >= 0.0
+    assert src.reopened == 1
+    assert "camera 0: no frame" in caplog.text and "attempt 2 of 3" in caplog.text and "back after 2" in caplog.text
+
+
+def test_live_source_gives_up_after_bounded_retries(monkeypatch):
+    monkeypatch.setattr(sources.time, "sleep", lambda s: None)
+    caps = iter([FakeCapture([_img(0), None])] + [FakeCapture([], opened=False)] * 3)
+    src = LiveSource("rtsp://cam/stream", retries=3, retry_delay=0.0, capture_factory=lambda t: next(caps))
+    next(src)
+    with pytest.raises(SourceError, match="stream rtsp://cam/stream dropped out .* after 3 attempts"):
+        next(src)
+
+
+def test_camera_that_cannot_be_opened_is_a_clear_error():
+    with pytest.raises(SourceError, match="camera 3 cannot be opened"):
+        open_source(3, capture_factory=lambda t: FakeCapture([], opened=False))
+    with pytest.raises(SourceError, match="gives no frames"):
+        open_source("http://cam/video", capture_factory=lambda t: FakeCapture([None]))
+
+
+def test_image_folder_in_natural_order_skips_unreadable_images(tmp_path, caplog):
+    for i in (1, 2, 10):
+        cv2.imwrite(str(tmp_path / f"f{i}.png"), _img(i))
+    (tmp_path / "f3.png").write_bytes(b"broken")
+    cv2.imwrite(str(tmp_path / "f4.png"), np.zeros((10, 10, 3), np.uint8))  # another size
+    (tmp_path / "notes.txt").write_text("ignored")
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        with open_source(tmp_path, fps=5) as src:
+            assert isinstance(src, ImageFolderSource) and src.frame_count == 5 and src.size == (W, H)
+            frames = list(src)
+    assert [f.index for f in frames] == [0, 1, 4]  # f1 f2 (f3 broken, f4 other size) f10
+    np.testing.assert_allclose([f.t for f in frames], [0.0, 0.2, 0.8])
+    assert int(frames[2].image[2, 2, 0]) == _img(10)[2, 2, 0]
+    assert src.skipped == 2 and "f3.png: cannot be read" in caplog.text and "f4.png: 10x10" in caplog.text
+
+
+def test_empty_folder_and_single_image(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError, match="holds no images"):
+        open_source(tmp_path / "empty")
+    cv2.imwrite(str(tmp_path / "still.jpg"), _img(3))
+    frames = list(open_source(str(tmp_path / "still.jpg")))
+    assert len(frames) == 1 and isinstance(frames[0], Frame) and frames[0].t == 0.0
+
+
+def test_realtime_paces_a_file_at_media_time(tmp_path, monkeypatch):
+    waits = []
+    monkeypatch.setattr(sources.time, "sleep", waits.append)  # no real sleeping: record the waits
+    path = _video(tmp_path / "clip.avi", n=5)
+    frames = list(open_source(path, realtime=True))
+    assert len(frames) == 5 and len(waits) == 4
+    # the clock does not move while sleeping is faked: each wait is that frame's media time
+    np.testing.assert_allclose(waits, [0.1, 0.2, 0.3, 0.4], atol=0.05)
+
+
+def test_frame_at_reads_forward_to_the_asked_time(tmp_path):
+    path = _video(tmp_path / "clip.avi")
+    with open_source(path) as src:
+        f = frame_at(src, 0.25)
+    assert f.index == 3 and f.t == pytest.approx(0.3)
+    with open_source(path) as src, pytest.raises(SourceError, match="ends at 0.90 s"):
+        frame_at(src, 5.0)

@@ -1,0 +1,105 @@
+"""``nertz calibrate --source S --out table.json``: write the table file from the camera.
+
+The lead mounts it with ``app.command("calibrate")(calibrate_command)`` in ``nertz/cli.py``.
+
+Methods (``--method``, see :mod:`nertz.vision.calibrate`): ``markers`` (ArUco ids 0-3 on the
+shared area's corners, 10.. in the layouts; print them with ``--print-markers sheet.png``),
+``layouts`` (a still of a dealt round: the card detector finds and groups the layouts),
+``auto`` (markers when the four corner markers are in view, else layouts), and ``--manual``
+(click the polygons and a box on each back in a window). The result is validated as every
+reader of the table file will validate it; a refused one is not written, and the message says
+what to fix. Errors (a source that cannot be opened, calibration failed) print ``error: ...``
+and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from nertz.referee.errors import NertzError
+
+
+def calibrate_command(
+    source: Annotated[Optional[str], typer.Option("--source", "-s", help="webcam index, video file, folder of images, image or stream URL")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="table file to write (JSON)")] = None,
+    players: Annotated[Optional[str], typer.Option("--players", help="names, comma-separated, clockwise from the bottom of the image (default P1..Pn)")] = None,
+    count: Annotated[Optional[int], typer.Option("--count", min=2, max=6, help="number of players when --players is not given (default: as many layouts as found)")] = None,
+    manual: Annotated[bool, typer.Option("--manual", help="click the zones and backs in a window")] = False,
+    method: Annotated[str, typer.Option("--method", help="auto | markers | layouts")] = "auto",
+    frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default 0 for files, 1 for cameras)")] = None,
+    fps: Annotated[Optional[float], typer.Option("--fps", min=0.001, help="frames per second of a folder of images")] = None,
+    rules_from: Annotated[Optional[Path], typer.Option("--rules-from", help="copy the rules settings from this table file")] = None,
+    preview: Annotated[Optional[Path], typer.Option("--preview", help="also write the still with the calibration drawn on it (PNG/JPEG)")] = None,
+    print_markers: Annotated[Optional[Path], typer.Option("--print-markers", help="write the printable ArUco marker sheet (PNG) and stop")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite --out if it exists")] = False,
+) -> None:
+    """Calibrate the table: shared area, players' zones and back colours -> table file."""
+    import cv2
+
+    from .calibrate import (CORNER_IDS, CalibrationError, calibrate_layouts, calibrate_markers, detect_markers,
+                            draw_table, finish_table, marker_sheet, run_manual)
+    from .sources import frame_at, open_source
+
+    def fail(message: str) -> None:
+        typer.echo(f"error: {message}", err=True)
+        raise typer.Exit(2)
+
+    names = [n.strip() for n in players.split(",") if n.strip()] if players else None
+    if print_markers is not None:
+        n = len(names) if names else (count or 4)
+        if not cv2.imwrite(str(print_markers), marker_sheet(n)):
+            fail(f"{print_markers}: cannot write the marker sheet (folder missing, or not .png/.jpg?)")
+        typer.echo(f"wrote the marker sheet to {print_markers}: ids 0-3 on the shared area's corners, "
+                   f"10-{9 + n} one in each player's layout (players in --players order)", err=True)
+        return
+    if out is None:
+        fail("give --out table.json (the table file to write)")
+    if source is None:
+        fail("give --source: a webcam index (0), a video file, a folder of images, an image or a stream URL")
+    if method not in ("auto", "markers", "layouts"):
+        fail(f"unknown --method {method!r}: choose auto, markers or layouts")
+    if out.exists() and not force:
+        fail(f"{out} exists: give --force to overwrite it")
+    if names is not None and len(set(names)) != len(names):
+        fail(f"--players names must differ: {', '.join(names)}")
+    try:
+        rules = None
+        if rules_from is not None:
+            from nertz.referee.files import read_table
+
+            rules = read_table(rules_from).rules.model_dump(mode="json")
+        with open_source(source, fps=fps) as src:
+            still = frame_at(src, frame if frame is not None else (1.0 if src.live else 0.0))
+        image = still.image
+        if manual:
+            data = run_manual(image, names or [f"P{i + 1}" for i in range(count or 2)])
+        else:
+            use = method
+            if method == "auto":
+                found = detect_markers(image)
+                use = "markers" if all(i in found for i in CORNER_IDS) else "layouts"
+            if use == "markers":
+                data = calibrate_markers(image, names, count=count)
+            else:
+                data = calibrate_layouts(image, names, count=count)
+        data.setdefault("calibration", {}).update({"source": str(source), "t": round(still.t, 3)})
+        table = finish_table(data, rules)
+    except (NertzError, CalibrationError) as e:
+        fail(str(e))
+    result = table.to_dict()
+    result["calibration"] = data["calibration"]
+    try:
+        out.write_text(json.dumps(result, indent=1) + "\n")
+    except OSError as e:
+        fail(f"{out}: cannot write ({e.strerror})")
+    if preview is not None and not cv2.imwrite(str(preview), draw_table(image, result)):
+        fail(f"{preview}: cannot write the preview image")
+    cal = data["calibration"]
+    typer.echo(f"wrote {out}: {len(table.players)} players ({', '.join(p.name + ' ' + p.back for p in table.players)}), "
+               f"method {cal.get('method')}, frame at {still.t:.2f} s of {source}", err=True)
+    sys.stdout.flush()

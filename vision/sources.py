@@ -1,0 +1,583 @@
+"""Frame sources: a webcam by index, a video file, a network stream URL, or a folder of
+images, all read through OpenCV (``cv2.VideoCapture``, ``cv2.imdecode``; no decoding of our own).
+
+Use :func:`open_source`::
+
+    with open_source("round.mp4") as src:          # or 0, "0", "rtsp://...", "shots/"
+        for frame in src:                          # Frame(index, t, image)
+            ...
+
+Timestamps (``Frame.t``, seconds from the start of the source, the time base of the event log):
+
+- **video file**: media time, the decoder's presentation time of the frame
+  (``CAP_PROP_POS_MSEC`` after the read; ``index / fps`` when the backend does not report it);
+- **folder of images** (and a single image file): ``index / fps``, ``fps`` from the caller
+  (default :data:`DEFAULT_FOLDER_FPS`), images in natural name order (``f2.png`` before
+  ``f10.png``);
+- **webcam or stream URL** (live): ``time.monotonic()`` minus the time the source was opened.
+
+Failures:
+
+- a source that cannot be opened (missing file, not a video, empty folder, a camera that is not
+  there) raises :class:`SourceError` (a :class:`~nertz.referee.errors.NertzError`: the CLI prints
+  ``error: ...`` and exits with status 2);
+- a **live** source whose read fails (camera unplugged, stream dropped) is reopened up to
+  ``retries`` times, ``retry_delay`` seconds apart, with a warning each time; when every attempt
+  fails, :class:`SourceError`;
+- a **file** whose read fails before its announced frame count (a corrupt frame) skips the frame
+  with a warning: the reader seeks to the next frame and goes on. After ``max_bad_frames`` failures
+  in a row the file is taken as truncated: a warning, and the stream ends normally. (FFmpeg itself
+  conceals many damaged frames, repeating the previous picture or dropping the packet: those
+  cannot be seen from here.) A folder's unreadable image (or one of another size) is skipped with
+  a warning.
+
+Warnings go through :mod:`logging` (logger ``nertz.vision.sources``); with no logging set up,
+Python prints them on stderr.
+
+Public API: :func:`open_source`, :func:`frame_at`, :class:`Frame`, :class:`FrameSource`,
+:class:`VideoFileSource`, :class:`ImageFolderSource`, :class:`LiveSource`, :class:`SourceError`,
+:data:`DEFAULT_FOLDER_FPS`, :data:`IMAGE_EXTENSIONS`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from nertz.referee.errors import NertzError
+
+__all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
+           "open_source", "frame_at", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
+
+log = logging.getLogger("nertz.vision.sources")
+
+DEFAULT_FOLDER_FPS = 30.0
+"""Frames per second given to a folder of images when the caller names none: image ``i`` is at
+``i / 30`` s (one video frame apart, so ``rules.tie_window`` keeps its meaning)."""
+
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".jp2", ".pgm", ".ppm")
+"""File name endings (case-insensitive) a folder source reads; other files are ignored."""
+
+STREAM_SCHEMES = ("rtsp", "rtsps", "rtmp", "http", "https", "udp", "tcp", "srt", "rtp", "mms")
+"""URL schemes opened as live network streams (through OpenCV's FFmpeg backend)."""
+
+CaptureFactory = Callable[[Any], Any]
+"""Makes a capture from an index or a path/URL: ``cv2.VideoCapture`` or a test double with
+``isOpened() read() grab() get(prop) set(prop, value) release()``."""
+
+
+class SourceError(NertzError):
+    """A frame source that cannot be opened, or a live source that dropped out for good."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a source.
+
+    Attributes:
+        index: position in the source, from 0 (for files, the frame's number in the file:
+            skipped corrupt frames leave gaps; for live sources, frames delivered so far).
+        t: seconds from the start of the source (media time for files and folders, monotonic
+            clock for live sources).
+        image: ``(H, W, 3) uint8`` BGR.
+    """
+
+    index: int
+    t: float
+    image: np.ndarray
+
+
+class FrameSource:
+    """Base of every source: an iterator of :class:`Frame`, a context manager.
+
+    Attributes:
+        spec: what was opened, as given (for messages).
+        live: True for a webcam or stream (monotonic timestamps, reopened on failure).
+        fps: frames per second as the source reports it (None when unknown).
+        frame_count: frames in a file or folder (the container's claim for a video); None
+            for live sources.
+        size: ``(width, height)`` pixels of the frames.
+        skipped: frames skipped so far (corrupt, unreadable or of another size).
+    """
+
+    spec: str
+    live: bool = False
+    fps: float | None = None
+    frame_count: int | None = None
+    size: tuple[int, int] = (0, 0)
+
+    def __init__(self) -> None:
+        self.skipped = 0
+        self._closed = False
+
+    def __iter__(self) -> Iterator[Frame]:
+        return self
+
+    def __next__(self) -> Frame:
+        if self._closed:
+            raise StopIteration
+        frame = self._next()
+        if frame is None:
+            raise StopIteration
+        return frame
+
+    def _next(self) -> Frame | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the capture (idempotent); iteration stops."""
+        self._closed = True
+
+    def __enter__(self) -> "FrameSource":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.spec!r}, live={self.live}, fps={self.fps}, "
+                f"frame_count={self.frame_count}, size={self.size})")
+
+
+def _as_bgr(image: Any) -> np.ndarray | None:
+    """A decoded frame as ``(H, W, 3) uint8`` BGR, or None when it is empty or malformed."""
+    if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+        return None
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        else:
+            return None
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 3:
+        return image
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.ndim == 3 and image.shape[2] == 1:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return None
+
+
+class _Pacer:
+    """Sleeps so that frames come out at media time (``realtime``): frame time ``t`` is handed
+    out ``(t - t_first) / speed`` wall seconds after the first frame."""
+
+    def __init__(self, speed: float) -> None:
+        if not speed > 0:
+            raise ValueError(f"realtime speed must be positive, got {speed}")
+        self.speed = speed
+        self._start: tuple[float, float] | None = None
+
+    def lag(self, t: float) -> float:
+        """Seconds (wall) the consumer is behind media time ``t`` (negative: ahead)."""
+        if self._start is None:
+            return 0.0
+        wall0, t0 = self._start
+        return time.monotonic() - (wall0 + (t - t0) / self.speed)
+
+    def wait(self, t: float) -> None:
+        if self._start is None:
+            self._start = (time.monotonic(), t)
+            return
+        ahead = -self.lag(t)
+        if ahead > 0:
+            time.sleep(ahead)
+
+
+class VideoFileSource(FrameSource):
+    """A video file read with ``cv2.VideoCapture`` (FFmpeg backend).
+
+    Args:
+        path: the file.
+        realtime: hand frames out at media time (sleeping), as a live camera would.
+        speed: media seconds per wall second when ``realtime`` (2.0: twice as fast).
+        drop_late: with ``realtime``, skip (grab without returning) frames the consumer is too
+            late for, as a live camera's consumer would miss them.
+        max_bad_frames: failed reads in a row after which the file is taken as truncated.
+        capture_factory: makes the capture from the path (tests pass a fake).
+
+    Raises:
+        SourceError: the file is missing or OpenCV cannot open it as a video.
+    """
+
+    live = False
+
+    def __init__(self, path: str | Path, *, realtime: bool = False, speed: float = 1.0, drop_late: bool = False,
+                 max_bad_frames: int = 25, capture_factory: CaptureFactory | None = None) -> None:
+        super().__init__()
+        self.spec = str(path)
+        p = Path(path)
+        if capture_factory is None:
+            if not p.is_file():
+                raise SourceError(f"{path}: no such video file")
+            capture_factory = _default_file_capture
+        self._cap = capture_factory(str(p))
+        if self._cap is None or not self._cap.isOpened():
+            raise SourceError(f"{path}: cannot be opened as a video (not a video file, or a format OpenCV's "
+                              f"FFmpeg cannot read)")
+        fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = fps if 0 < fps < 1000 else None
+        n = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        self.frame_count = n if n > 0 else None
+        self.size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0))
+        self.max_bad_frames = int(max_bad_frames)
+        self.drop_late = bool(drop_late)
+        self._pacer = _Pacer(speed) if realtime else None
+        self._index = 0  # number of the frame the next read returns
+        self._last_t = -1.0
+
+    def _time(self, index: int) -> float:
+        msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+        if msec > 0 or (index == 0 and msec == 0):
+            t = msec / 1000.0
+        elif self.fps:
+            t = index / self.fps
+        else:
+            t = index / DEFAULT_FOLDER_FPS
+        return t
+
+    def _within_file(self) -> bool:
+        return self.frame_count is not None and self._index < self.frame_count
+
+    def _next(self) -> Frame | None:
+        bad = 0
+        while True:
+            ok, image = self._cap.read()
+            index = self._index
+            self._index += 1
+            if ok:
+                img = _as_bgr(image)
+                if img is None:
+                    self.skipped += 1
+                    log.warning("%s: frame %d decoded to an empty or malformed image; skipped", self.spec, index)
+                    continue
+                t = max(self._time(index), self._last_t)
+                if self._pacer is not None:
+                    if self.drop_late and self.fps and self._pacer.lag(t) > 1.0 / self.fps:
+                        continue  # a live consumer would have missed this frame
+                    self._pacer.wait(t)
+                if self.size == (0, 0):
+                    self.size = (img.shape[1], img.shape[0])
+                self._last_t = t
+                return Frame(index, t, img)
+            # read() failed: the end, or a damaged frame before the announced end
+            if not self._within_file():
+                return None
+            bad += 1
+            self.skipped += 1
+            if bad >= self.max_bad_frames:
+                log.warning("%s: %d frames in a row cannot be read at frame %d of %d: the file looks truncated; "
+                            "stopping here", self.spec, bad, index, self.frame_count)
+                return None
+            log.warning("%s: frame %d cannot be decoded (corrupt?); skipped", self.spec, index)
+            self._cap.set(cv2.CAP_PROP_POS_FRAMES, float(self._index))
+
+    def close(self) -> None:
+        if not self._closed:
+            self._cap.release()
+        super().close()
+
+
+def _natural_key(name: str) -> list[Any]:
+    return [int(s) if s.isdigit() else s.lower() for s in re.split(r"(\d+)", name)]
+
+
+class ImageFolderSource(FrameSource):
+    """A folder of images (or one image file), in natural name order, image ``i`` at ``i / fps``.
+
+    Args:
+        path: the folder (files ending in one of :data:`IMAGE_EXTENSIONS`), or one image file.
+        fps: frames per second the images stand for (default :data:`DEFAULT_FOLDER_FPS`).
+        realtime, speed: as for :class:`VideoFileSource`.
+
+    Raises:
+        SourceError: missing folder, no images in it, or not one of them readable.
+        ValueError: ``fps`` not positive.
+    """
+
+    live = False
+
+    def __init__(self, path: str | Path, *, fps: float | None = None, realtime: bool = False,
+                 speed: float = 1.0) -> None:
+        super().__init__()
+        self.spec = str(path)
+        p = Path(path)
+        if fps is not None and not fps > 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        self.fps = float(fps) if fps is not None else DEFAULT_FOLDER_FPS
+        if p.is_dir():
+            files = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS),
+                           key=lambda f: _natural_key(f.name))
+            if not files:
+                raise SourceError(f"{path}: the folder holds no images ({', '.join(IMAGE_EXTENSIONS)})")
+        elif p.is_file():
+            files = [p]
+        else:
+            raise SourceError(f"{path}: no such folder or image file")
+        self.files = files
+        self.frame_count = len(files)
+        self._pacer = _Pacer(speed) if realtime else None
+        self._index = 0
+        # the frame size is the first readable image's; look ahead without consuming it
+        self._first: tuple[int, np.ndarray] | None = None
+        while self._index < len(files):
+            img = self._read(self._index)
+            self._index += 1
+            if img is not None:
+                self._first = (self._index - 1, img)
+                self.size = (img.shape[1], img.shape[0])
+                break
+        if self._first is None:
+            raise SourceError(f"{path}: none of its {len(files)} image files can be read")
+
+    def _read(self, i: int) -> np.ndarray | None:
+        f = self.files[i]
+        try:
+            data = np.fromfile(str(f), np.uint8)
+            img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+        except (OSError, cv2.error):
+            img = None
+        img = _as_bgr(img)
+        if img is None:
+            self.skipped += 1
+            log.warning("%s: cannot be read as an image; skipped", f)
+        return img
+
+    def _next(self) -> Frame | None:
+        if self._first is not None:
+            i, img = self._first
+            self._first = None
+        else:
+            while True:
+                if self._index >= len(self.files):
+                    return None
+                i = self._index
+                self._index += 1
+                img = self._read(i)
+                if img is None:
+                    continue
+                if (img.shape[1], img.shape[0]) != self.size:
+                    self.skipped += 1
+                    log.warning("%s: %dx%d, not the source's %dx%d (calibrated zones are in pixels); skipped",
+                                self.files[i], img.shape[1], img.shape[0], *self.size)
+                    continue
+                break
+        t = i / self.fps
+        if self._pacer is not None:
+            self._pacer.wait(t)
+        return Frame(i, t, img)
+
+
+def _default_file_capture(path: str) -> Any:
+    # OpenCV logs its own warning for a file it cannot open; ours (SourceError) says it better
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(path, cv2.CAP_FFMPEG)
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
+def _default_live_capture(target: int | str) -> Any:
+    return cv2.VideoCapture(target) if isinstance(target, int) else cv2.VideoCapture(target, cv2.CAP_FFMPEG)
+
+
+class LiveSource(FrameSource):
+    """A webcam (by index) or a network stream (URL), timestamped by the monotonic clock.
+
+    A failed read releases the capture and reopens it, up to ``retries`` attempts ``retry_delay``
+    seconds apart, logging a warning for each; a good frame resets the count.
+
+    Args:
+        target: camera index (``0``) or stream URL.
+        retries: reopen attempts after a failed read before giving up.
+        retry_delay: seconds between attempts.
+        capture_factory: makes the capture from ``target`` (tests pass a fake); default
+            ``cv2.VideoCapture`` (the platform's camera backend for an index, FFmpeg for a URL).
+        buffer_size: frames the driver may queue (``CAP_PROP_BUFFERSIZE``; 1 keeps latency low
+            where the backend honours it; None leaves the default).
+
+    Raises:
+        SourceError: the camera or stream cannot be opened or gives no first frame (at once,
+            with no retries: a wrong index or URL is a user mistake), or it dropped out and
+            every reopen attempt failed (from iteration).
+    """
+
+    live = True
+
+    def __init__(self, target: int | str, *, retries: int = 5, retry_delay: float = 1.0,
+                 capture_factory: CaptureFactory | None = None, buffer_size: int | None = 1) -> None:
+        super().__init__()
+        self.target = target
+        self.spec = str(target)
+        self.what = f"camera {target}" if isinstance(target, int) else f"stream {target}"
+        if retries < 0 or retry_delay < 0:
+            raise ValueError("retries and retry_delay must not be negative")
+        self.retries = int(retries)
+        self.retry_delay = float(retry_delay)
+        self.reopened = 0
+        self._factory = capture_factory or _default_live_capture
+        self._buffer_size = buffer_size
+        self._cap = self._open()
+        if self._cap is None:
+            hint = ("is it connected and not in use by another program? (`ls /dev/video*` lists cameras "
+                    "on Linux)" if isinstance(target, int) else "check the URL and that the stream is running")
+            raise SourceError(f"{self.what} cannot be opened: {hint}")
+        ok, image = self._cap.read()
+        img = _as_bgr(image) if ok else None
+        if img is None:
+            self._cap.release()
+            raise SourceError(f"{self.what} opened but gives no frames")
+        self._pending: np.ndarray | None = img
+        self.size = (img.shape[1], img.shape[0])
+        fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = fps if 0 < fps < 1000 else None
+        self.frame_count = None
+        self._t0 = time.monotonic()
+        self._index = 0
+
+    def _open(self) -> Any:
+        try:
+            cap = self._factory(self.target)
+        except cv2.error:
+            return None
+        if cap is None or not cap.isOpened():
+            if cap is not None:
+                cap.release()
+            return None
+        if self._buffer_size is not None:
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, float(self._buffer_size))
+        return cap
+
+    def _reopen(self) -> np.ndarray:
+        """Reopen after a failed read; the first good frame. Raises SourceError after ``retries``."""
+        self._cap.release()
+        for attempt in range(1, self.retries + 1):
+            log.warning("%s: no frame (dropped out?); reopening, attempt %d of %d in %.1f s",
+                        self.what, attempt, self.retries, self.retry_delay)
+            time.sleep(self.retry_delay)
+            cap = self._open()
+            if cap is None:
+                continue
+            ok, image = cap.read()
+            img = _as_bgr(image) if ok else None
+            if img is None:
+                cap.release()
+                continue
+            self._cap = cap
+            self.reopened += 1
+            log.warning("%s: back after %d attempt(s)", self.what, attempt)
+            return img
+        self._closed = True
+        raise SourceError(f"{self.what} dropped out and could not be reopened after {self.retries} attempts "
+                          f"{self.retry_delay:g} s apart: check the cable, power or network")
+
+    def _next(self) -> Frame | None:
+        if self._pending is not None:
+            img, self._pending = self._pending, None
+        else:
+            ok, image = self._cap.read()
+            img = _as_bgr(image) if ok else None
+            if img is None:
+                img = self._reopen()
+        if (img.shape[1], img.shape[0]) != self.size:
+            log.warning("%s: frame size changed from %dx%d to %dx%d", self.what, *self.size, img.shape[1], img.shape[0])
+            self.size = (img.shape[1], img.shape[0])
+        t = time.monotonic() - self._t0
+        frame = Frame(self._index, t, img)
+        self._index += 1
+        return frame
+
+    def close(self) -> None:
+        if not self._closed:
+            self._cap.release()
+        super().close()
+
+
+def _parse_index(spec: Any) -> int | None:
+    if isinstance(spec, bool):
+        return None
+    if isinstance(spec, int):
+        return spec
+    if isinstance(spec, str) and spec.strip().isdigit():
+        return int(spec.strip())
+    return None
+
+
+def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed: float = 1.0,
+                drop_late: bool = False, fps: float | None = None, retries: int = 5, retry_delay: float = 1.0,
+                max_bad_frames: int = 25, capture_factory: CaptureFactory | None = None) -> FrameSource:
+    """Open a frame source from what a user typed after ``--source``.
+
+    Args:
+        spec: a webcam index (``0`` or ``"0"``), a stream URL (scheme in :data:`STREAM_SCHEMES`;
+            ``file://`` URLs are read as files), a video file, a folder of images or one image
+            file. None or ``""`` is refused: the caller decides the default.
+        realtime: pace a file or folder at media time (sleeping), as if it were live.
+        speed: media seconds per wall second with ``realtime``.
+        drop_late: with ``realtime``, skip video frames the consumer is too late for.
+        fps: frames per second of a folder of images (default :data:`DEFAULT_FOLDER_FPS`);
+            ignored for videos and live sources.
+        retries, retry_delay: reopen attempts (count, seconds apart) of a live source.
+        max_bad_frames: unreadable video frames in a row taken as the end of a truncated file.
+        capture_factory: makes the ``cv2.VideoCapture`` (tests pass a fake).
+
+    Returns:
+        a :class:`FrameSource` (iterate it for :class:`Frame`; close it, or use ``with``).
+
+    Raises:
+        SourceError: no source given, or it cannot be opened (the message says what and why).
+    """
+    if spec is None or (isinstance(spec, str) and not spec.strip()):
+        raise SourceError("no source given: name a webcam index (0), a video file, a folder of images or a "
+                          "stream URL")
+    index = _parse_index(spec)
+    if index is not None:
+        return LiveSource(index, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
+    text = str(spec)
+    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", text)
+    if m:
+        scheme = m.group(1).lower()
+        if scheme == "file":
+            text = text[len("file://"):]
+        elif scheme in STREAM_SCHEMES:
+            return LiveSource(text, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
+        else:
+            raise SourceError(f"{spec}: unknown URL scheme {scheme!r} (streams: {', '.join(STREAM_SCHEMES)})")
+    p = Path(text).expanduser()
+    if p.is_dir() or (p.is_file() and p.suffix.lower() in IMAGE_EXTENSIONS):
+        return ImageFolderSource(p, fps=fps, realtime=realtime, speed=speed)
+    if p.is_file() or capture_factory is not None:
+        return VideoFileSource(p, realtime=realtime, speed=speed, drop_late=drop_late,
+                               max_bad_frames=max_bad_frames, capture_factory=capture_factory)
+    raise SourceError(f"{spec}: no such file or folder (a source is a webcam index such as 0, a video file, "
+                      f"a folder of images or a stream URL)")
+
+
+def frame_at(source: FrameSource, seconds: float = 0.0) -> Frame:
+    """The first frame of ``source`` at or after ``seconds`` (source time).
+
+    For a live source this waits (the camera's exposure and focus settle in the first second);
+    for a file it reads forward.
+
+    Raises:
+        SourceError: the source ends before that time (a live source that drops out for good
+            raises it from the reopen logic).
+    """
+    last: Frame | None = None
+    for frame in source:
+        last = frame
+        if frame.t >= seconds - 1e-9:
+            return frame
+    if last is None:
+        raise SourceError(f"{source.spec}: no frame could be read")
+    raise SourceError(f"{source.spec}: ends at {last.t:.2f} s, before the {seconds:g} s asked for")
