@@ -69,6 +69,7 @@ class RefereePipeline:
         calls: ``(player, t)`` calls to push at media time ``t`` seconds.
         settings: tracker settings.
         on_message: called with each output line (a contract event or ruling dict) as it happens.
+        nertz_left: Nertz counts known ahead (``{player: cards}``), pushed with the first call.
 
     Raises:
         ValueError: the table has no shared area, or a call names no player of the table.
@@ -76,8 +77,10 @@ class RefereePipeline:
 
     def __init__(self, table: Table, observer: Observer, stride: int = 3, fps: float = 30.0,
                  calls: Iterable[tuple[str, float]] = (), settings: TrackerSettings | None = None,
-                 on_message: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_message: Callable[[dict[str, Any]], None] | None = None,
+                 nertz_left: dict[str, int] | None = None) -> None:
         self.table = table
+        self.nertz_left = dict(nertz_left or {})
         self.observer = observer
         self.stride = max(int(stride), 1)
         self.arrival = ArrivalTimer(fps=fps)
@@ -90,6 +93,7 @@ class RefereePipeline:
         self.round = Round(table)
         self.on_message = on_message or (lambda m: None)
         self.events: list[dict[str, Any]] = []
+        self.reported_at: dict[int, float] = {}  # id(event) -> media time of the look that reported it
         self.stats = PipelineStats()
         self._reported: set[str] = set()
         self.last_look = None
@@ -110,6 +114,12 @@ class RefereePipeline:
                 self._reported.add(key)
                 self.on_message(j)
 
+    def _push_call(self, name: str, t: float) -> None:
+        self._push({"t": t, "type": "call", "player": name})
+        for player, n in list(self.nertz_left.items()):  # counts known ahead: at the call
+            self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)})
+        self.nertz_left = {}
+
     def call(self, player: str, t: float) -> None:
         """A Nertz call heard now (a key press, the page): pushed at ``t`` seconds.
 
@@ -118,7 +128,7 @@ class RefereePipeline:
         """
         if player not in self.table.names:
             raise ValueError(f"no player {player!r} (players: {', '.join(self.table.names)})")
-        self._push({"t": round(t, 4), "type": "call", "player": player})
+        self._push_call(player, round(t, 4))
 
     def step(self, index: int, t: float, frame: np.ndarray) -> None:
         """Feed one frame (``(H, W, 3) uint8`` BGR, frame ``index`` at ``t`` seconds)."""
@@ -126,7 +136,7 @@ class RefereePipeline:
         self.stats.media_s = t
         while self.calls and self.calls[0][1] <= t:
             name, tc = self.calls.pop(0)
-            self._push({"t": tc, "type": "call", "player": name})
+            self._push_call(name, tc)
         self.arrival.push(index, t, frame)
         if index % self.stride:
             return
@@ -138,6 +148,7 @@ class RefereePipeline:
         for ev in self.tracker.update(look):
             self.stats.latency_s.append(t - ev["t"])
             self._push(ev)
+            self.reported_at[id(ev)] = t
 
     def run(self, frames: Iterable[tuple[int, float, np.ndarray]]) -> dict[str, Any]:
         """Feed all ``(index, t, frame)`` of a source, then end the round; returns the result
@@ -152,10 +163,10 @@ class RefereePipeline:
         """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
         known, and return the result line."""
         for name, tc in self.calls:
-            self._push({"t": tc, "type": "call", "player": name})
+            self._push_call(name, tc)
         self.calls = []
         end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
-        for name, n in (nertz_left or {}).items():
+        for name, n in {**self.nertz_left, **(nertz_left or {})}.items():
             self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)})
         return self.round.result.to_json()
 

@@ -162,7 +162,8 @@ def referee_command(
         sys.stdout.flush()
 
     fps = src.fps or 30.0
-    pipe = RefereePipeline(tbl, ModelObserver(recognizer), stride=stride, fps=fps, calls=calls, on_message=emit)
+    pipe = RefereePipeline(tbl, ModelObserver(recognizer), stride=stride, fps=fps, calls=calls, on_message=emit,
+                           nertz_left=counts)
     writer = None
     result: dict[str, Any]
     try:
@@ -184,10 +185,10 @@ def referee_command(
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
-        result = pipe.finish(counts or None)
+        result = pipe.finish()
     except KeyboardInterrupt:
         typer.echo("stopped: the round is scored as far as it was seen", err=True)
-        result = pipe.finish(counts or None)
+        result = pipe.finish()
     except NertzError as exc:
         fail(str(exc))
         return

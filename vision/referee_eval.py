@@ -103,11 +103,42 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
                    for i, p in enumerate(pp) if i not in mi],
     }
     del inv
+    out["_pairs"] = matched
     if result_truth is not None and result_pred is not None:
         st = {n: v["score"] for n, v in result_truth["players"].items()}
         sp = {n: v["score"] for n, v in result_pred["players"].items()}
         out["scores_truth"], out["scores_pred"] = st, sp
         out["scores_exact"] = st == sp
+    return out
+
+
+def _hand_free_t(labels: list[dict[str, Any]], play: dict[str, Any], fps: float) -> float | None:
+    """Time of the first frame from the play's landing on in which no hand box overlaps the
+    played card (the labels name each card's deck owner), seconds; None if never."""
+    from .tracker import boxes_overlap
+
+    for lab in labels[int(play["t"] * fps):]:
+        quad = next((c["quad"] for c in lab["cards"] if c["identity"] == play["card"] and c["owner"] == play["player"]
+                     and not c["moving"]), None)
+        if quad is None:
+            continue
+        q = np.asarray(quad, np.float32)
+        box = np.array([q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()], np.float32)
+        hands = np.asarray([h["box"] for h in lab.get("hands", [])], np.float32).reshape(-1, 4)
+        if boxes_overlap(box, hands) <= 0.0:
+            return float(lab["t"])
+    return None
+
+
+def _latency_after_hand(pairs: list[tuple[dict, dict]], pipe: Any, labels: list[dict[str, Any]], fps: float) -> list[float]:
+    """For each matched play: media seconds from the hand leaving the card to the look that
+    reported the play (the issue's latency figure)."""
+    out = []
+    for p, g in pairs:
+        reported = pipe.reported_at.get(id(p))
+        free = _hand_free_t(labels, g, fps)
+        if reported is not None and free is not None:
+            out.append(reported - free)
     return out
 
 
@@ -150,7 +181,12 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     left = {e["player"]: e["count"] for e in truth if e.get("type") == "nertz_left"} if nertz_left_from_truth else None
     result_pred = pipe.finish(left)
     out = compare(table, truth, pipe.events, fps, result_truth, result_pred)
+    lat = _latency_after_hand(out.pop("_pairs"), pipe, read_labels(d / "labels.jsonl.gz"), fps)
     out["speed"] = pipe.stats.summary()
+    if lat:
+        out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
+        out["speed"]["latency_after_hand_s_max"] = round(float(np.max(lat)), 3)
+        out["speed"]["latency_after_hand_over_0_5s"] = int(sum(x > 0.5 for x in lat))
     if hasattr(observer, "classified"):
         out["speed"]["faces_classified"] = observer.classified
         out["speed"]["faces_reused"] = observer.reused
