@@ -21,7 +21,8 @@ hand boxes. Three state machines run on these looks:
   confident play, none or several give a play with a low confidence (a review for the referee),
   and two players losing the same card at once give two plays (a contested play). A card no
   zone saw vanish is given, with confidence 0.4 at most, to the player whose zone is nearest to
-  the hand that was over it; a card no hand was seen over gets no play (nothing to say whose).
+  the hand that was over it; a card nothing points to is still reported (the pile must not lose
+  it) for the player whose zone is nearest, with confidence 0.2, for review.
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -416,6 +417,18 @@ class ZoneTracker:
                 out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
 
+    def unseen_since(self, label: str, t: float, window: float) -> list[tuple[str, float, int]]:
+        """Players whose zone showed ``label`` in ``[t - window, t]`` and has not shown it
+        since, though a hand may hide its place (weaker than :meth:`vanished`); same tuples."""
+        out = []
+        for name, zone in self.cards.items():
+            zc = zone.get(label)
+            if zc is None or zc.used or zc.gone_t is not None:
+                continue
+            if t - window <= zc.last_seen_t <= t:
+                out.append((name, zc.last_seen_t, zc.seen))
+        return sorted(out, key=lambda x: -x[1])
+
     def use(self, name: str, label: str) -> None:
         """Mark ``label`` in ``name``'s zone as accounted for by a play."""
         zc = self.cards[name].get(label)
@@ -582,10 +595,23 @@ class RoundTracker:
             name = (sure or found)[0][0]
             self.zone_cards.use(name, cand.label)
             return [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)]
+        hidden = self.zone_cards.unseen_since(cand.label, t, st.vanish_window)
+        if hidden:
+            # not seen since it left (a hand still covers its place): the latest to show it
+            name = hidden[0][0]
+            self.zone_cards.use(name, cand.label)
+            return [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)]
         guess = self.hand_owner(cand) if self.hand_owner else self._hand_guess(cand)
         if guess is not None:
             return [(guess[0], min(guess[1], 0.6) * prob, 0.0)]
-        return []
+        # nobody seen: still report the card (the pile must not lose it), for review
+        near = self._nearest_zone(cand.quad)
+        return [(near, 0.2 * prob, 0.0)] if near is not None else []
+
+    def _nearest_zone(self, quad: np.ndarray) -> str | None:
+        c, _, _ = quad_pose(quad)
+        dist = {n: -cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), True) for n, poly in self.zones.items()}
+        return min(dist, key=dist.get) if dist else None
 
     def _hand_guess(self, cand: PlayCandidate, exclude: str | None = None) -> tuple[str, float] | None:
         """The player whose zone is nearest to the hands over the card in the looks between
