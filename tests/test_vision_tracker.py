@@ -99,12 +99,27 @@ def test_the_same_card_leaving_two_zones_at_once_is_a_contested_play():
     s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.repeat(2)                                    # both aces in the air at once
     s.repeat(3, ("AH", card(500, 300)))
+    first = [e for e in s.events if e["type"] == "play"]
+    assert len(first) == 1 and first[0]["confidence"] < 0.9   # the other is held back ...
+    s.repeat(15, ("AH", card(500, 300)))           # ... until nobody takes one back: a tie
     plays = [e for e in s.events if e["type"] == "play"]
     assert sorted(p["player"] for p in plays) == ["blue", "red"]
     assert plays[0]["t"] == plays[1]["t"]           # the order was not seen: the tie rule decides
     assert all(p["confidence"] < 0.9 for p in plays)   # both go to review
-    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # blue's comes back to blue's zone
-    assert [(e["type"], e["player"]) for e in s.events[2:]] == [("take_back", "blue")]
+
+
+def test_a_contested_copy_taken_back_makes_its_player_the_second():
+    for back in ("red", "blue"):
+        s = Stream()
+        s.repeat(2, RED_AH, ("AH", card(100, 300)))
+        s.repeat(2)
+        s.repeat(3, ("AH", card(500, 300)))
+        zone = RED_AH if back == "red" else ("AH", card(100, 300))
+        s.repeat(3, ("AH", card(500, 300)), zone)  # that player's copy is back in their zone
+        plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
+        assert [p["player"] for p in plays][-1] == back
+        assert plays[1]["t"] > plays[0]["t"] + TABLE.rules.tie_window
+        assert [(e["type"], e["player"]) for e in s.events if e["type"] == "take_back"] == [("take_back", back)]
 
 
 def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_the_loser():

@@ -141,6 +141,8 @@ class TrackerSettings:
         return_window: a card seen again in its zone within this many seconds after the same
             card landed for another player was that player's contested copy, taken back.
         infer_take_backs: use that inference (:meth:`RoundTracker._taken_back`).
+        hold: seconds the second play of a contested pair is held back, waiting for one of the
+            two copies to come back to its zone (which says who was second).
     """
 
     confirm: int = 2
@@ -152,7 +154,8 @@ class TrackerSettings:
     min_prob: float = 0.3
     zone_confirm: int = 2
     contest_window: float = 0.5
-    return_window: float = 4.0
+    return_window: float = 2.0
+    hold: float = 1.5
     infer_take_backs: bool = True
 
 
@@ -474,6 +477,7 @@ class RoundTracker:
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
+        self._held: list[dict[str, Any]] = []
 
     def pile_tops(self) -> list[tuple[int, str, np.ndarray, str | None]]:
         """The piles still in the shared area: ``(pile, top card, (4, 2) quad in pixels, owner
@@ -520,15 +524,58 @@ class RoundTracker:
                     events.append({"t": round(t, 4), "type": "take_back", "player": player,
                                    "card": cand.label, "pile": cand.pile})
                 continue
-            for player, conf, dt in self._attribute(cand, t):
+            attributed = self._attribute(cand, t)
+            if len(attributed) == 2:
+                # a contested pair: report the one whose copy left first now; hold the other
+                # until one of the two copies comes back to its zone (the loser) or ``hold``
+                # passes (a tie: both at the same time)
+                self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
+                                   "first": attributed[0][0], "t": t, "confidence": attributed[1][1],
+                                   "until": look.t + self.settings.hold, "cand": cand})
+                attributed = attributed[:1]
+            for player, conf, dt in attributed:
                 self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
                 ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
                       "pile": cand.pile, "confidence": round(conf, 3)}
                 self._plays.append(dict(ev, _cand=cand))
                 events.append(ev)
+        returned = [r for r in returned if not self._settle_held(r, look, events)]
+        for h in [h for h in self._held if look.t >= h["until"]]:
+            self._held.remove(h)
+            events.append(self._held_play(h, 0.0))
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
+
+    def _held_play(self, h: dict[str, Any], dt: float) -> dict[str, Any]:
+        self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(h["player"])
+        ev = {"t": round(h["t"] + dt, 4), "type": "play", "player": h["player"], "card": h["card"],
+              "pile": h["pile"], "confidence": round(h["confidence"], 3)}
+        self._plays.append(dict(ev, _cand=h["cand"]))
+        return ev
+
+    def _settle_held(self, ret: tuple[str, str, float, int], look: Look, events: list[dict[str, Any]]) -> bool:
+        """A copy of a held contested pair back in its zone: that player lost. Their play is
+        reported just after the other's (beyond the tie window) and then their take-back.
+        True when ``ret`` settled a held pair."""
+        name, label = ret[0], ret[1]
+        gap = self.table.rules.tie_window + 1 / 30
+        for h in self._held:
+            if h["card"] != label or name not in (h["player"], h["first"]):
+                continue
+            self._held.remove(h)
+            if name == h["player"]:
+                events.append(self._held_play(h, gap))
+            else:  # the one reported first came back: the held one was first
+                events.append(self._held_play(h, -gap))
+                owners = self._owner_of_pile_card.get((h["pile"], label), [])
+                if name in owners:
+                    owners.remove(name)
+            if name in self._owner_of_pile_card.get((h["pile"], label), []):
+                self._owner_of_pile_card[(h["pile"], label)].remove(name)
+            events.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": h["pile"]})
+            return True
+        return False
 
     def _taken_back(self, returned: list[tuple[str, str, float, int]], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
