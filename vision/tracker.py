@@ -524,7 +524,13 @@ class RoundTracker:
                     events.append({"t": round(t, 4), "type": "take_back", "player": player,
                                    "card": cand.label, "pile": cand.pile})
                 continue
-            attributed = self._attribute(cand, t)
+            held = next((h for h in self._held if h["card"] == cand.label and h["pile"] != cand.pile), None)
+            if held is not None:
+                # the held copy of a "contested pair" went to another pile: no contest after all
+                self._held.remove(held)
+                attributed = [(held["player"], held["confidence"], 0.0)]
+            else:
+                attributed = self._attribute(cand, t)
             if len(attributed) == 2:
                 # a contested pair: report the one whose copy left first now; hold the other
                 # until one of the two copies comes back to its zone (the loser) or ``hold``
