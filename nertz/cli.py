@@ -144,6 +144,7 @@ from nertz.datasets.cli import app as _synth_app  # noqa: E402
 from nertz.vision.detect_cli import detect_command as _detect  # noqa: E402
 from nertz.vision.bench_cli import bench_command as _bench  # noqa: E402
 from nertz.vision.calibrate_cli import calibrate_command as _calibrate  # noqa: E402
+from nertz.vision.eval_cli import eval_command as _eval  # noqa: E402
 from nertz.vision.referee_cli import referee_command as _referee  # noqa: E402
 from nertz.vision.train_cli import app as _train_app  # noqa: E402
 
@@ -153,6 +154,7 @@ app.command(name="detect")(_detect)
 app.command(name="referee")(_referee)
 app.command(name="bench")(_bench)
 app.command(name="calibrate")(_calibrate)
+app.command(name="eval")(_eval)
 
 from nertz.referee.service.cli import serve as _serve  # noqa: E402  (FastAPI is imported only when it runs)
 

@@ -90,7 +90,9 @@ class ModelObserver:
         named = faces[[bool(det.labels[i]) for i in faces]] if len(faces) else faces
         self._prev = (det.boxes[named].copy(), det.label_confidence[named].copy(),
                       [str(x) for x in det.labels[named]], gray)
-        sightings = [Sighting(str(det.labels[i]), float(det.label_confidence[i]), det.quads[i]) for i in named]
+        whole = getattr(det, "whole", None)
+        sightings = [Sighting(str(det.labels[i]), float(det.label_confidence[i]), det.quads[i],
+                              whole=bool(whole[i]) if whole is not None else True) for i in named]
         return Look(index, t, sightings, det.boxes[det.class_id == 2].astype(np.float32))
 
 
