@@ -31,7 +31,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import cv2
 import numpy as np
@@ -216,7 +216,8 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
                fill: float | None = None, distortion: bool = True, design: str | None = None,
                effects: bool = True, clutter: bool = True, card_jitter: float = 1.0,
                table_edge: bool | None = None,
-               max_canvas_px: float = 9e6) -> Scene:
+               max_canvas_px: float = 9e6,
+               geometry_hook: "Callable[[TableGeometry], None] | None" = None) -> Scene:
     """Build the fixed part of a rendered round.
 
     Args:
@@ -242,6 +243,10 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
         table_edge: True: the table ends 60-260 mm beyond the play region (edge band, floor
             beyond it); False: the surface fills the view; None: drawn (half the scenes).
         max_canvas_px: upper bound on the canvas size (pixels), trading sharpness for speed.
+        geometry_hook: called with the freshly drawn
+            :class:`~nertz.datasets.geometry.TableGeometry` before the camera is placed; it
+            may move seats and the shared area in place (audit scenes use it to make room for
+            spread-out cards). It must draw no numbers from the scene's generator.
 
     Returns:
         a :class:`Scene`.
@@ -269,6 +274,8 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
 
     geom = make_geometry([n for n, _ in plist], rng, seed)
     geom.card_jitter = float(card_jitter)
+    if geometry_hook is not None:
+        geometry_hook(geom)
     region = geom.region_polygon()
     # frame what usually holds cards: each zone's row plus a 4-card cascade, and the shared
     # area (longer cascades may run out of the frame, as on a real table)

@@ -142,6 +142,7 @@ def match(
 
 from nertz.datasets.cli import app as _synth_app  # noqa: E402
 from nertz.vision.detect_cli import detect_command as _detect  # noqa: E402
+from nertz.vision.audit import audit_command as _audit  # noqa: E402
 from nertz.vision.bench_cli import bench_command as _bench  # noqa: E402
 from nertz.vision.calibrate_cli import calibrate_command as _calibrate  # noqa: E402
 from nertz.vision.eval_cli import eval_command as _eval  # noqa: E402
@@ -155,6 +156,7 @@ app.command(name="referee")(_referee)
 app.command(name="bench")(_bench)
 app.command(name="calibrate")(_calibrate)
 app.command(name="eval")(_eval)
+app.command(name="audit")(_audit)
 
 from nertz.referee.service.cli import serve as _serve  # noqa: E402  (FastAPI is imported only when it runs)
 

@@ -1,0 +1,890 @@
+"""The round audit: count the face-down cards of each registered back in one photo of the
+table after the call (``shared/RULES.md``, "Scoring a round"; ``shared/DESIGN.md``, "The back
+count"). No model: OpenCV and NumPy only.
+
+Method (thresholds set by looking at audit renders of :mod:`nertz.datasets.audit_scenes`,
+seeds below 1000; held-out figures from :mod:`nertz.vision.audit_eval` on seeds from 10000):
+
+1. **Light.** A von Kries white balance from the cards' own white (the brightest nearly grey
+   pixels of the shared area: borders and pale pattern colours) removes most of the light's
+   colour and exposure (:func:`_white_balance`).
+2. **Back-colour map.** Every pixel's BGR (5 bits per channel) is looked up in a table built
+   per table file: its nearest registered back colour in CIELAB, the distance being taken to
+   the segment from the ink toward paper white (a fine back pattern blurs into a mix of ink
+   and white), with L* at half weight (light and shadow move L* most). Pixels farther than
+   :data:`PIXEL_DELTA` are no back. The table is modelled by the colours seen in a band
+   around the shared area and the zones but in none of them: a colour common there is the
+   cloth's, never a back's, so a brown cloth does not pass for a red back.
+3. **Spreads.** Back pixels plus bright lines next to them (white borders) that are not the
+   cloth's colour, opened and closed (about 9 px at 1080p, bridging a white border), give
+   connected components: the spreads (rows, fans, heaps, single cards).
+4. **Counting one spread.** The card size in pixels is measured on the frame
+   (:func:`_card_scale`).
+   - *Rows* (a rectangle as high as a card): turned so the row runs along x, the cards'
+     edges are the bright lines (white borders) crossing most of the row's height; their
+     slant (perspective, cards askew) is searched as the shear making the column sums most
+     peaked (:func:`_edges_in_row`). Every card shows between two consecutive edges (the
+     row's ends are edges). Borderless backs show no such line: the strip pitch is then the
+     autocorrelation period of the brightness steps and the count ``1 + (length - card) /
+     pitch``.
+   - *Fans* (not a row, convex): the pivot is the point from which the outer arc of the
+     outline is most nearly at one distance; the fan is unrolled around it (polar image) and
+     the bright edges crossing each radius of the outer band are counted (median over radii).
+   - *Heaps* and fans without a pivot: area over the measured visible area per card
+     (:data:`HEAP_AREA_PER_CARD`, :data:`FAN_AREA_PER_CARD`), shared between colours by
+     their pixel areas. Weak: see the evaluation.
+   Each strip takes the back colour most frequent in its middle; a strip with no registered
+   colour is an ``unknown`` back.
+5. **Where.** Each counted card is placed by its strip centre: in a zone polygon of the table
+   file -> that zone's count; otherwise the shared area.
+6. **Face-up cards**: white, card-sized, card-shaped regions apart from the spreads.
+
+Public API: :func:`audit`, :class:`AuditResult`, :class:`Strip`, :class:`AuditError`,
+:func:`audit_command` (``nertz audit``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Optional
+
+import cv2
+import numpy as np
+import typer
+
+from nertz.referee.errors import NertzError
+from nertz.referee.table import Table, hex_to_lab
+
+__all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "PIXEL_DELTA",
+           "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD"]
+
+UNKNOWN = "unknown"
+PIXEL_DELTA = 14.0
+"""Largest distance (CIELAB, L* at half weight) from a pixel to a registered back colour for
+the pixel to count as that back."""
+HEAP_AREA_PER_CARD = 0.77
+"""Visible area added by each card of a loose heap beyond the first, as a share of a whole
+card (median on audit renders, seeds 0-11: 0.77, 10-90 % 0.71-0.85)."""
+FAN_AREA_PER_CARD = 0.117
+"""The same for a fan (median 0.117, 10-90 % 0.093-0.154: a fan hides most of each card)."""
+FAN_SOLIDITY = 0.88
+"""A spread that is not a row and fills at least this share of its convex hull is a fan
+(fans 0.90-0.95, heaps 0.62-0.81 on the same renders)."""
+_TABLE_DENSITY = 3e-4  # a colour bin this common around the play area is the table's
+_MAX_HEAP_CARDS = 30.0  # a fan or heap covers at most this many card areas (13 cards: about 10)
+_MAX_MIX = 0.6  # how far toward white a back's colour may be mixed by its pattern
+_DEBUG = bool(os.environ.get("NERTZ_AUDIT_DEBUG"))  # spreads to stderr, row images to _DUMP
+_DUMP: list = []
+
+
+class AuditError(NertzError, ValueError):
+    """The audit cannot be made: no table or no cards in the image, a bad image."""
+
+
+@dataclass
+class Strip:
+    """One counted card: what shows of it.
+
+    Attributes:
+        owner: the matched player, or ``"unknown"``.
+        quad: ``(4, 2) float32`` image pixels around the visible strip (for drawing).
+        where: ``"shared"`` or the zone's name.
+        spread: index of the spread (connected group of backs) it was counted in.
+        how: ``"strip"`` (found as a strip of a row, or a single card), ``"fan"`` or ``"heap"``
+            (counted from the spread's area: its quad is the spread's box).
+    """
+
+    owner: str
+    quad: np.ndarray
+    where: str
+    spread: int
+    how: str
+
+
+@dataclass
+class AuditResult:
+    """What the audit counted.
+
+    Attributes:
+        counts: player -> face-down cards of their back in the shared area (every registered
+            player present, 0 when none).
+        zones: zone name -> {player or ``"unknown"``: cards} in that zone.
+        unknown: face-down cards matching no registered back (anywhere).
+        face_up: face-up cards seen (card-sized bright regions; 0 when none).
+        strips: every counted card (:class:`Strip`).
+        card_px: measured card size ``(width, height)`` in pixels.
+    """
+
+    counts: dict[str, int]
+    zones: dict[str, dict[str, int]]
+    unknown: int
+    face_up: int
+    strips: list[Strip] = field(default_factory=list)
+    card_px: tuple[float, float] = (0.0, 0.0)
+
+    def json_line(self) -> dict:
+        """The contract's last line of ``nertz audit --json``: ``{"type": "audit", "counts":
+        {player: n}, "unknown": n, "face_up": n}`` plus ``zones`` (additive)."""
+        return {"type": "audit", "counts": dict(self.counts), "unknown": int(self.unknown),
+                "face_up": int(self.face_up), "zones": {z: dict(c) for z, c in self.zones.items()}}
+
+    def draw(self, image: np.ndarray) -> np.ndarray:
+        """A copy of ``image`` with every counted strip outlined (``(H, W, 3) uint8`` BGR)."""
+        out = image.copy()
+        for s in self.strips:
+            col = (0, 200, 0) if s.how == "strip" else (0, 160, 255)
+            cv2.polylines(out, [np.round(s.quad).astype(np.int32)], True, col, 1, cv2.LINE_AA)
+        return out
+
+
+# ------------------------------------------------------------------------------------------
+# colour lookup
+_Q = 3  # bits dropped per channel: 32 levels
+
+
+def _bin_lab() -> np.ndarray:
+    v = (np.arange(256 >> _Q) << _Q) + (1 << (_Q - 1))
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    bgr = np.stack([b, g, r], -1).reshape(-1, 1, 3).astype(np.float32) / 255.0
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
+
+
+_BIN_LAB = None
+
+
+def _bins(img: np.ndarray) -> np.ndarray:
+    q = (img >> _Q).astype(np.int32)
+    n = 256 >> _Q
+    return (q[..., 0] * n + q[..., 1]) * n + q[..., 2]
+
+
+def _colour_lut(labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest registered colour (index) and distance per colour bin.
+
+    A back seen by a webcam is its ink mixed with the light colour of its pattern and border
+    (a fine pattern blurs into one colour): the distance is taken to the segment from the ink
+    toward paper white (CIELAB (96, 0, 0)), up to :data:`_MAX_MIX` of the way, with L* at half
+    weight."""
+    global _BIN_LAB
+    if _BIN_LAB is None:
+        _BIN_LAB = _bin_lab()
+    x = _BIN_LAB[:, None, :]
+    k = labs[None, :, :]
+    wdir = np.array([96.0, 0.0, 0.0])[None, None, :] - k
+    t = np.clip(((x - k) * wdir).sum(-1) / np.maximum((wdir ** 2).sum(-1), 1e-9), 0.0, _MAX_MIX)
+    d = x - (k + t[..., None] * wdir)
+    d[..., 0] *= 0.5
+    dist = np.sqrt((d ** 2).sum(-1))
+    kk = dist.argmin(1)
+    return kk.astype(np.int16), dist[np.arange(len(kk)), kk]
+
+
+def _poly_mask(shape: tuple[int, int], poly) -> np.ndarray:
+    m = np.zeros(shape, np.uint8)
+    if poly is not None and len(poly) >= 3:
+        cv2.fillPoly(m, [np.round(np.asarray(poly, np.float64) * 4).astype(np.int32)], 1, cv2.LINE_8, 2)
+    return m
+
+
+def _back_map(img: np.ndarray, table: Table, light: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per pixel: player index + 1 (0: no back colour), the card mask (a back colour or the
+    white/pale of borders and patterns next to one, and not a colour of the table), the region
+    where cards are looked for (the shared area and zones, a little enlarged) and whether the
+    pixel has a colour of the table."""
+    labs = np.array([hex_to_lab(p.back) for p in table.players], np.float64)
+    lut_k, lut_d = _colour_lut(labs)
+    bins = _bins(img)
+    h, w = img.shape[:2]
+    region = _poly_mask((h, w), table.shared_area)
+    for z in table.zones.values():
+        region |= _poly_mask((h, w), z)
+    if table.shared_area is None or region.sum() == 0:
+        region[:] = 1
+    grow = max(3, int(0.02 * max(h, w)))
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+    region = cv2.dilate(region, ker)
+    # the table: colours seen just around the shared area and the zones but in none of them
+    # (the margins between them and a band around the play area), where no card should lie
+    shared = _poly_mask((h, w), table.shared_area) if table.shared_area is not None else region
+    play = shared.copy()
+    for z in table.zones.values():
+        play |= _poly_mask((h, w), z)
+    ring = cv2.dilate(play, ker) & (1 - play)
+    if ring.sum() < 2000:
+        ring = 1 - region
+    sample = bins[ring > 0]
+    n = 256 >> _Q
+    hist = np.bincount(sample, minlength=n ** 3).astype(np.float32).reshape(n, n, n)
+    hist /= max(len(sample), 1)
+    # 3x3x3 box blur of the histogram
+    for ax in range(3):
+        hist = (hist + np.roll(hist, 1, ax) + np.roll(hist, -1, ax)) / 3.0
+    table_lut = (hist > _TABLE_DENSITY).reshape(-1)
+    back = (lut_d <= PIXEL_DELTA) & ~table_lut
+    label_lut = np.where(back, lut_k + 1, 0).astype(np.uint8)
+    labels = label_lut[bins]
+    near = cv2.dilate((labels > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    table_px = table_lut[bins]
+    card = ((labels > 0) | ((light > 0) & ~table_px & (near > 0))).astype(np.uint8) & region
+    return labels, card, region, table_px
+
+
+def _light_map(img: np.ndarray) -> np.ndarray:
+    """Bright, nearly grey pixels (card white: borders, pale pattern): ``(H, W) uint8`` 0/1.
+    Bright means 25 grey levels above the local median (a 31 px window of a half-size
+    image) and above 120, so that it holds on a light cloth and in shadow."""
+    g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(g, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    med = cv2.resize(cv2.medianBlur(small, 31), (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
+    mx = img.max(axis=2).astype(np.int16)
+    mn = img.min(axis=2).astype(np.int16)
+    grey = (mx - mn) < 0.3 * mx + 8
+    return ((g.astype(np.int16) > med.astype(np.int16) + 25) & grey & (g > 120)).astype(np.uint8)
+
+
+def _white_balance(img: np.ndarray, table: Table) -> np.ndarray:
+    """Scale the channels so that the white of the cards (their borders and pale pattern
+    colours: bright, nearly grey pixels in the shared area that are not the table's colour)
+    becomes white: a von Kries correction of the light's colour and exposure."""
+    h, w = img.shape[:2]
+    shared = _poly_mask((h, w), table.shared_area) if table.shared_area is not None else np.ones((h, w), np.uint8)
+    step = 3
+    sub = img[::step, ::step].reshape(-1, 3).astype(np.float32)
+    m = shared[::step, ::step].reshape(-1) > 0
+    sub = sub[m]
+    if len(sub) < 100:
+        return img
+    mx = sub.max(axis=1)
+    mn = sub.min(axis=1)
+    cand = sub[(mx > 110) & (mx < 252) & ((mx - mn) < 0.25 * mx)]
+    if len(cand) < 50:
+        return img
+    # the brightest few percent of nearly grey pixels: card white
+    lum = cand.sum(axis=1)
+    ref = cand[lum >= np.percentile(lum, 90)]
+    med = np.median(ref, axis=0)
+    gain = np.clip(235.0 / np.maximum(med, 1.0), 0.6, 2.0).astype(np.float32)
+    out = img.astype(np.float32) * gain[None, None, :]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+# ------------------------------------------------------------------------------------------
+def _card_scale(comps: list[dict]) -> tuple[float, float]:
+    """Card (short, long) side in pixels from the spreads: rectangular components are single
+    cards (long/short 1.3-1.5) or rows (short side = card height)."""
+    longs = []
+    big = np.percentile([c["area"] for c in comps], 90) if comps else 0.0
+    for c in comps:
+        if c["area"] < 0.2 * big:
+            continue
+        (w, h) = c["size"]
+        s, l = min(w, h), max(w, h)
+        if c["rect_fill"] < 0.85 or s < 8:
+            continue
+        r = l / s
+        if 1.3 <= r <= 1.5:
+            longs.append(l)  # one card (or a short row: its long side is close to a card's)
+        elif r > 1.6:
+            longs.append(s)  # a row: its short side is the card's height
+    if not longs:
+        areas = [c["area"] for c in comps]
+        a = float(np.median(areas)) if areas else 1000.0
+        hh = math.sqrt(a * 88 / 63)
+        return hh * 63 / 88, hh
+    hh = float(np.median(longs))
+    return hh * 63 / 88, hh
+
+
+def _profile_period_ac(ac: np.ndarray, lo: float, hi: float) -> float | None:
+    """The lag in [lo, hi] of the highest peak of an autocorrelation ``ac`` (lag 0 first),
+    refined by a parabola; None when there is no clear peak."""
+    ac = ac / (ac[0] + 1e-9)
+    a, b = max(2, int(lo)), min(len(ac) - 2, int(hi) + 1)
+    if b <= a:
+        return None
+    k = a + int(np.argmax(ac[a:b]))
+    if ac[k] < 0.05 or ac[k] <= ac[k - 1] or ac[k] < ac[k + 1]:
+        return None
+    y0, y1, y2 = ac[k - 1], ac[k], ac[k + 1]
+    den = y0 - 2 * y1 + y2
+    off = 0.5 * (y0 - y2) / den if abs(den) > 1e-9 else 0.0
+    return k + float(np.clip(off, -0.5, 0.5))
+
+
+def _runs(prof: np.ndarray, thr: float) -> list[tuple[int, int]]:
+    """``[(start, end)]`` index runs where ``prof > thr``."""
+    on = np.concatenate([[False], prof > thr, [False]])
+    dif = np.diff(on.astype(np.int8))
+    return list(zip(np.nonzero(dif == 1)[0].tolist(), (np.nonzero(dif == -1)[0] - 1).tolist()))
+
+
+def _edges_in_row(light: np.ndarray, min_gap: float, thr: float = 0.45) -> tuple[np.ndarray, float]:
+    """Card edges across a row turned to run along x: the positions (x at mid-height, crop
+    pixels) of bright lines (cards' white borders) that cross most of the row's height.
+
+    The edges need not be perpendicular to the row (perspective shears them; cards sit
+    askew), so the line direction is searched: the shear ``x -> x - s (y - H/2)`` that makes
+    the column sums of the bright pixels most peaked wins.
+
+    Returns:
+        positions ``(K,)`` sorted, and the shear.
+    """
+    H, W = light.shape
+    y0, y1 = int(H * 0.15), max(int(H * 0.85), int(H * 0.15) + 1)
+    ys, xs = np.nonzero(light[y0:y1])
+    if len(xs) == 0:
+        return np.zeros(0), 0.0
+    yc = ys.astype(np.float64) + y0 - H / 2
+    band = y1 - y0
+    best = (-1.0, 0.0, None)
+    for sh in np.linspace(-0.6, 0.6, 49):
+        xp = np.round(xs - sh * yc).astype(np.int64) + W
+        img = np.zeros((band, 3 * W), np.uint8)
+        img[ys, xp] = 1
+        img = cv2.dilate(img, np.ones((1, 3), np.uint8))
+        f = img.mean(axis=0)
+        score = float((f ** 2).sum())
+        if score > best[0]:
+            best = (score, sh, f)
+    _, sh, f = best
+    runs = _runs(f, thr)
+    pos = [0.5 * (a + b) - W for a, b in runs]
+    merged: list[float] = []
+    for p in pos:
+        if merged and p - merged[-1] < min_gap:
+            continue
+        merged.append(p)
+    return np.array(merged), float(sh)
+
+
+def _colour_changes(lab: np.ndarray, shear: float, win: float) -> list[float]:
+    """Positions along a row (turned to run along x) where the majority back colour of the
+    middle third of its height changes, the majority taken over a sliding window of ``win``
+    columns (so that a speck of another colour is no edge)."""
+    H, W = lab.shape
+    y0, y1 = int(H * 0.35), max(int(H * 0.65), int(H * 0.35) + 1)
+    ys = np.arange(y0, y1)
+    xs = np.arange(W)
+    px = np.round(xs[None, :] + shear * (ys[:, None] - H / 2)).astype(int)
+    ok = (px >= 0) & (px < W)
+    vals = np.where(ok, lab[np.broadcast_to(ys[:, None], px.shape), np.clip(px, 0, W - 1)], 0)
+    P = int(lab.max())
+    if P < 1:
+        return []
+    onehot = np.stack([(vals == k + 1).sum(axis=0) for k in range(P)]).astype(np.float64)
+    w = max(3, int(round(win)) | 1)
+    cs = np.cumsum(np.pad(onehot, ((0, 0), (w // 2 + 1, w // 2))), axis=1)
+    win_counts = cs[:, w:] - cs[:, :-w]
+    best = win_counts.argmax(axis=0) + 1
+    strong = win_counts.max(axis=0) > 0.3 * w * (y1 - y0)
+    seq = np.where(strong, best, 0)
+    out = []
+    last, last_x = 0, -1
+    for x in range(W):
+        if seq[x] == 0:
+            continue
+        if last and seq[x] != last:
+            out.append(0.5 * (x + last_x))
+        last, last_x = seq[x], x
+    return out
+
+
+def _fill_gaps(bounds: list[float], card_len: float) -> list[float]:
+    """Split gaps between found edges that are too wide for one strip (edges missed: two
+    borderless backs of one colour side by side) at the row's strip pitch, the median of the
+    gaps narrower than 0.6 card. The widest end gap holds the top card (a card's length)."""
+    g = np.diff(bounds)
+    small = g[g < 0.6 * card_len]
+    if len(g) < 3 or len(small) < 2:
+        return bounds
+    d = float(np.median(small))
+    top = 0 if g[0] > g[-1] else len(g) - 1
+    out = [bounds[0]]
+    for k, gk in enumerate(g):
+        if k == top:
+            m = 1 + max(0, int(round((gk - card_len) / d)))
+            if m > 1:  # the extra strips lie on the far side of the top card
+                step = (gk - card_len) / (m - 1)
+                pts = [bounds[k] + step * i for i in range(1, m)] if top else \
+                      [bounds[k + 1] - step * i for i in range(m - 1, 0, -1)]
+                out += pts
+        else:
+            m = max(1, int(round(gk / d)))
+            out += [bounds[k] + gk * i / m for i in range(1, m)]
+        out.append(bounds[k + 1])
+    return out
+
+
+def _count_row(grey: np.ndarray, light_map: np.ndarray, labels: np.ndarray, comp_mask: np.ndarray,
+               rect, card_wh) -> list[tuple[int, np.ndarray, str]] | None:
+    """Count a row: returns [(label, quad, how)] or None if it does not look like a row."""
+    (cx, cy), (rw, rh), ang = rect
+    if rw < rh:
+        rw, rh, ang = rh, rw, ang + 90.0
+    cw, ch = card_wh
+    # which card side lies across the row: the height (a row) or the width (a column)
+    across_h = abs(rh - ch) <= abs(rh - cw)
+    card_len = rh * 63 / 88 if across_h else rh * 88 / 63
+    mm = (rh / 88.0) if across_h else (rh / 63.0)  # pixels per mm here
+    M = cv2.getRotationMatrix2D((cx, cy), ang, 1.0)
+    W, H = int(math.ceil(rw)) + 4, int(math.ceil(rh)) + 4
+    M[:, 2] += (W / 2 - cx, H / 2 - cy)
+    lab = cv2.warpAffine(labels, M, (W, H), flags=cv2.INTER_NEAREST)
+    msk = cv2.warpAffine(comp_mask, M, (W, H), flags=cv2.INTER_NEAREST)
+    lt = cv2.warpAffine(light_map, M, (W, H), flags=cv2.INTER_NEAREST)
+    cols = np.nonzero((msk[int(H * 0.2):int(H * 0.8)] > 0).mean(axis=0) > 0.3)[0]
+    if len(cols) < 4:
+        return None
+    xa, xb = float(cols[0]), float(cols[-1])
+    gap = 5.0 * rh / 88.0
+    # only long bright lines are card edges: an opening along the (nearly) across direction
+    # removes dots and other short pattern marks
+    klen = max(5, int(round(7.0 * rh / 88.0)) | 1)
+    lt_lines = cv2.morphologyEx(lt, cv2.MORPH_OPEN, np.ones((klen, 1), np.uint8))
+    edges, shear = _edges_in_row(lt_lines, gap)
+    # where one back colour gives way to another across the row is an edge too (borderless
+    # backs show no white line between cards)
+    inner = edges[(edges > xa + gap) & (edges < xb - gap)]
+    if len(inner) < 2:
+        extra = [e for e in _colour_changes(lab, shear, gap) if not len(edges) or np.min(np.abs(edges - e)) >= gap]
+        edges = np.sort(np.concatenate([edges, np.array(extra, np.float64)]))
+    # every visible card shows between two consecutive edges; the row's own ends are edges
+    edges = edges[(edges > xa + gap) & (edges < xb - gap)]
+    if len(edges) == 0 and xb - xa > 1.2 * card_len:
+        # no white borders: every strip shows the same part of a card, so the row's image
+        # repeats with the strip pitch; the pitch is the highest peak of the autocorrelation
+        # along x summed over the row's lines (Wiener-Khinchin, by FFT), and the count
+        # 1 + (length - card) / pitch
+        g = cv2.warpAffine(grey, M, (W, H), flags=cv2.INTER_LINEAR).astype(np.float32)
+        y0, y1 = int(H * 0.2), int(H * 0.8)
+        band = g[y0:y1, int(xa):int(xb) + 1]
+        band = band - band.mean(axis=1, keepdims=True)
+        nfft = 2 * band.shape[1]
+        ac = np.fft.irfft((np.abs(np.fft.rfft(band, nfft, axis=1)) ** 2).sum(axis=0), nfft)[:band.shape[1]]
+        strip_len = (xb - xa) - card_len
+        lo, hi = 9.5 * rh / 88.0, min(card_len * 0.6, max(strip_len, 1.0))
+        d = _profile_period_ac(ac, lo, hi)
+        if d is not None:
+            n = 1 + int(round(strip_len / d))
+            d = strip_len / max(n - 1, 1)
+            edges = np.array([xa + k * d for k in range(1, n)])
+    bounds = [xa] + edges.tolist() + [xb]
+    bounds = _fill_gaps(bounds, card_len)
+    if _DEBUG:
+        _DUMP.append((lt.copy(), xa, xb, card_len, np.array(bounds), len(bounds) - 1))
+    n = len(bounds) - 1
+    Minv = cv2.invertAffineTransform(M)
+    out = []
+    yy = np.arange(int(H * 0.25), int(H * 0.75))
+    for k in range(n):
+        s0, s1 = bounds[k], bounds[k + 1]
+        # the strip's middle, following the edges' slant
+        xs = np.linspace(s0 + 0.3 * (s1 - s0), s0 + 0.7 * (s1 - s0), 5)
+        px = (xs[None, :] + shear * (yy[:, None] - H / 2)).round().astype(int)
+        ok = (px >= 0) & (px < W)
+        vals = lab[np.broadcast_to(yy[:, None], px.shape)[ok], px[ok]]
+        hh = H / 2 - 2
+        q = np.array([[s0 - shear * hh, 2], [s1 - shear * hh, 2], [s1 + shear * hh, H - 2],
+                      [s0 + shear * hh, H - 2]], np.float64)
+        qi = q @ Minv[:, :2].T + Minv[:, 2]
+        out.append((_mode(vals), qi.astype(np.float32), "strip"))
+    return out
+
+
+def _fan_pivot(pts: np.ndarray, card_h: float) -> tuple[np.ndarray, float] | None:
+    """The point a fan turns about, and the fan's outer radius: the point from which the
+    farthest part of the outline (the arc of the cards' outer ends) is most nearly at one
+    distance (grid search, then a finer one around the best)."""
+    c0 = pts.mean(axis=0)
+    best = (np.inf, None, 0.0)
+    for span, steps, centre in ((1.2 * card_h, 25, c0), (0.12 * card_h, 13, None)):
+        if centre is None:
+            if best[1] is None:
+                return None
+            centre = best[1]
+        g = np.linspace(-span, span, steps)
+        for dx in g:
+            for dy in g:
+                p = centre + (dx, dy)
+                d = np.hypot(*(pts - p).T)
+                far = np.sort(d)[int(0.6 * len(d)):]
+                if far.mean() < 0.6 * card_h:
+                    continue
+                score = far.std() / far.mean()
+                if score < best[0]:
+                    best = (score, p, float(far.mean()))
+    if best[1] is None or best[0] > 0.08:
+        return None
+    return best[1], best[2]
+
+
+def _count_fan(light_map: np.ndarray, labels: np.ndarray, comp_mask: np.ndarray, card_wh) -> list | None:
+    """Count a fan: unroll it around its pivot (polar image, angle along x) and find the
+    cards' edges crossing the outer band, as in a row. None if no pivot is found."""
+    cnts, _ = cv2.findContours(comp_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not cnts:
+        return None
+    pts = max(cnts, key=cv2.contourArea).reshape(-1, 2).astype(np.float64)
+    if len(pts) > 600:
+        pts = pts[:: len(pts) // 600 + 1]
+    piv = _fan_pivot(pts, card_wh[1])
+    if piv is None:
+        return None
+    (px, py), R = piv
+    R = 1.08 * R
+    na = 720  # half-degree steps
+    nr = max(16, int(R))
+    flags = cv2.WARP_POLAR_LINEAR + cv2.INTER_NEAREST
+    size = (nr, na)
+    lt = cv2.warpPolar(light_map, size, (px, py), R, flags).T  # (nr, na): radius down, angle across
+    lab = cv2.warpPolar(labels, size, (px, py), R, flags).T
+    msk = cv2.warpPolar(comp_mask, size, (px, py), R, flags).T
+    r0, r1 = int(0.55 * nr / 1.08), int(0.95 * nr / 1.08)
+    band_m = msk[r0:r1] > 0
+    occ = band_m.mean(axis=0) > 0.3
+    if occ.sum() < 10 or occ.all():
+        return None
+    # start the angle axis in the largest empty gap
+    empty = ~occ
+    k0 = int(np.argmax(empty))
+    roll = (k0 + int(np.argmax(np.roll(empty, -k0) == 0))) % na
+    lt, lab, msk, occ = (np.roll(a, -roll, axis=-1) for a in (lt, lab, msk, occ))
+    on = np.nonzero(occ)[0]
+    xa, xb = float(on[0]), float(on[-1])
+    gap = 4.0 / 0.5  # 4 degrees
+    # the edges curve in the polar image (a card's side passes beside the pivot), so count
+    # the bright crossings along each radius of the outer band and keep the median
+    rb0, rb1 = int(0.68 * nr / 1.08), int(0.93 * nr / 1.08)
+    per_row = []
+    for r in range(rb0, rb1):
+        row_on = np.nonzero(msk[r] > 0)[0]
+        if len(row_on) < 4:
+            continue
+        a, b = row_on[0], row_on[-1]
+        runs = _runs(cv2.dilate(lt[r:r + 1], np.ones((1, 3), np.uint8))[0].astype(np.float32), 0.5)
+        pos = []
+        for u, v in runs:
+            c = 0.5 * (u + v)
+            if a + gap < c < b - gap and (not pos or c - pos[-1] >= gap):
+                pos.append(c)
+        per_row.append(pos)
+    if not per_row:
+        return None
+    counts = np.array([len(p) for p in per_row])
+    med = int(np.round(np.median(counts)))
+    cands = per_row[len(per_row) // 2:] + per_row
+    pick = min(cands, key=lambda p: abs(len(p) - med))  # the first with the median count
+    bounds = [xa] + list(pick) + [xb]
+    r0, r1 = rb0, rb1
+    if _DEBUG:
+        _DUMP.append((lt[r0:r1].copy(), xa, xb, 0.0, np.array(bounds), len(bounds) - 1))
+    out = []
+    band_lab = lab[r0:r1]
+    for k in range(len(bounds) - 1):
+        s0, s1 = bounds[k], bounds[k + 1]
+        a0, a1 = int(s0 + 0.3 * (s1 - s0)), int(math.ceil(s0 + 0.7 * (s1 - s0)))
+        vals = band_lab[:, max(a0, 0):max(a1, a0 + 1)]
+        th = np.deg2rad(((np.array([s0, s1]) + roll) % na) * 0.5)
+        rr = np.array([0.5, 0.95]) * R / 1.08
+        q = np.array([[px + rr[0] * np.cos(th[0]), py + rr[0] * np.sin(th[0])],
+                      [px + rr[1] * np.cos(th[0]), py + rr[1] * np.sin(th[0])],
+                      [px + rr[1] * np.cos(th[1]), py + rr[1] * np.sin(th[1])],
+                      [px + rr[0] * np.cos(th[1]), py + rr[0] * np.sin(th[1])]], np.float32)
+        out.append((_mode(vals), q, "fan"))
+    return out
+
+
+def _mode(v: np.ndarray) -> int:
+    v = np.asarray(v).ravel()
+    v = v[v > 0]
+    if len(v) == 0:
+        return 0
+    return int(np.bincount(v).argmax())
+
+
+def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
+    """Count the face-down cards of each registered back in a photo of the table.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR (any size; 1920 x 1080 is the intended one).
+        table: a :class:`~nertz.referee.table.Table` or table-file dict (players' back
+            colours; ``shared_area`` and ``zones`` in image pixels, optional: without zones
+            every card counts for the shared area).
+
+    Returns:
+        an :class:`AuditResult`.
+
+    Raises:
+        AuditError: a bad image, or no face-down card of any registered back in it.
+        nertz.referee.errors.TableError: a table dict that does not validate.
+    """
+    t = table if isinstance(table, Table) else Table.from_dict(table)
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise AuditError("the image must be (H, W, 3) uint8 BGR")
+    h, w = image.shape[:2]
+    if h < 36 or w < 64:
+        raise AuditError(f"the image is too small to audit ({w}x{h})")
+    names = t.names
+    smooth = cv2.GaussianBlur(image, (0, 0), 0.8)
+    smooth = _white_balance(smooth, t)
+    light = _light_map(smooth)
+    if t.shared_area is not None:
+        sa = np.asarray(t.shared_area, np.float64)
+        cx, cy = sa.mean(axis=0)
+        if not (0 <= cx < w and 0 <= cy < h):
+            raise AuditError("the table file's shared area is not in this image (another camera "
+                             "or another table file?)")
+    labels, card, region, table_px = _back_map(smooth, t, light)
+    scale = math.sqrt(h * w / (1920 * 1080))
+    ko = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    kc = max(3, int(round(9 * scale)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc))
+    closed = cv2.morphologyEx(card, cv2.MORPH_OPEN, ko)
+    closed = cv2.morphologyEx(closed, cv2.MORPH_CLOSE, kernel)
+    lab_all = labels
+    ncomp, cc, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    comps = []
+    min_area = 120.0 * scale * scale
+    for i in range(1, ncomp):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if area < min_area:
+            continue
+        x, y, bw, bh = stats[i, :4]
+        sub = (cc[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        if (labels[y:y + bh, x:x + bw][sub > 0] > 0).mean() < 0.25:
+            continue  # white or pale only: a face-up card, a score pad, glare
+        pts = cv2.findNonZero(sub)
+        rect = cv2.minAreaRect(pts + np.array([[x, y]]))
+        rw, rh = rect[1]
+        hull = cv2.convexHull(pts)
+        solidity = area / max(cv2.contourArea(hull), 1.0)
+        comps.append({"i": i, "area": area, "rect": rect, "size": (rw, rh), "solidity": solidity,
+                      "rect_fill": area / max(rw * rh, 1.0), "box": (x, y, bw, bh)})
+    if not comps:
+        raise AuditError("no face-down card of any registered back colour found in the image "
+                         "(is it a photo of the table, and is the table file the right one?)")
+    card_wh = _card_scale(comps)
+    card_area = card_wh[0] * card_wh[1]
+    grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY)
+    strips: list[Strip] = []
+    zone_masks = {z: _poly_mask((h, w), poly) for z, poly in t.zones.items()}
+    for si, c in enumerate(comps):
+        if c["area"] < 0.3 * card_area:
+            continue  # a scrap: a sleeve, a mark, a back colour in the cloth
+        x, y, bw, bh = c["box"]
+        cm = np.zeros((h, w), np.uint8)
+        cm[y:y + bh, x:x + bw] = (cc[y:y + bh, x:x + bw] == c["i"])
+        found = None
+        rw, rh = c["size"]
+        sh = min(rw, rh)
+        if c["rect_fill"] >= 0.8 and (abs(sh - card_wh[1]) < 0.3 * card_wh[1] or abs(sh - card_wh[0]) < 0.3 * card_wh[0]):
+            found = _count_row(grey, light, lab_all, cm, c["rect"], card_wh)
+        if found is None and c["solidity"] >= FAN_SOLIDITY:
+            found = _count_fan(light, lab_all, cm, card_wh)
+        if found is None and c["area"] > _MAX_HEAP_CARDS * card_area:
+            continue  # larger than any heap: a cloth pattern in a back's colour, not cards
+        if found is None:
+            per = FAN_AREA_PER_CARD if c["solidity"] >= FAN_SOLIDITY else HEAP_AREA_PER_CARD
+            n = max(1, int(round((c["area"] - card_area) / (per * card_area))) + 1)
+            if c["area"] < 1.1 * card_area:
+                n = 1
+            vals = lab_all[y:y + bh, x:x + bw][cm[y:y + bh, x:x + bw] > 0]
+            hist = np.bincount(vals[vals > 0], minlength=len(names) + 2)[1:].astype(np.float64)
+            share = hist / max(hist.sum(), 1) * n
+            alloc = np.floor(share).astype(int)
+            for k in np.argsort(-(share - alloc))[: n - alloc.sum()]:
+                alloc[k] += 1
+            box = cv2.boxPoints(c["rect"]).astype(np.float32)
+            how = "fan" if per == FAN_AREA_PER_CARD else "heap"
+            found = [(k + 1, box, how) for k in range(len(alloc)) for _ in range(alloc[k])]
+        if _DEBUG:
+            print("spread", si, "rect", [round(v) for v in (*c["rect"][0], *c["rect"][1], c["rect"][2])],
+                  "fill", round(c["rect_fill"], 2), "n", len(found), found[0][2] if found else None, file=sys.stderr)
+        for lab, quad, how in found:
+            owner = names[lab - 1] if 1 <= lab <= len(names) else UNKNOWN
+            cxy = quad.mean(axis=0)
+            px, py = int(np.clip(cxy[0], 0, w - 1)), int(np.clip(cxy[1], 0, h - 1))
+            where = "shared"
+            for z, zm in zone_masks.items():
+                if zm[py, px]:
+                    where = z
+                    break
+            strips.append(Strip(owner, quad, where, si, how))
+    counts = {n: 0 for n in names}
+    zones: dict[str, dict[str, int]] = {z: {} for z in t.zones}
+    unknown = 0
+    for s in strips:
+        if s.owner == UNKNOWN:
+            unknown += 1
+            if s.where != "shared":
+                zones[s.where][UNKNOWN] = zones[s.where].get(UNKNOWN, 0) + 1
+            continue
+        if s.where == "shared":
+            counts[s.owner] += 1
+        else:
+            zones[s.where][s.owner] = zones[s.where].get(s.owner, 0) + 1
+    face_up = _face_up(smooth, closed, table_px, region, card_area)
+    return AuditResult(counts, zones, unknown, face_up, strips, (float(card_wh[0]), float(card_wh[1])))
+
+
+def _face_up(img: np.ndarray, backs: np.ndarray, table_px: np.ndarray, region: np.ndarray,
+             card_area: float) -> int:
+    """Face-up cards: white, card-sized, card-shaped regions that are not the table's colour
+    and not part of a spread of backs."""
+    mx = img.max(axis=2).astype(np.int16)
+    mn = img.min(axis=2).astype(np.int16)
+    white = (mx > 150) & ((mx - mn) < 0.25 * mx) & ~table_px & (region > 0)
+    white &= cv2.dilate(backs, np.ones((7, 7), np.uint8)) == 0
+    m = cv2.morphologyEx(white.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, cc, st, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+    count = 0
+    for i in range(1, n):
+        a = float(st[i, cv2.CC_STAT_AREA])
+        if not 0.6 * card_area <= a <= 1.6 * card_area:
+            continue
+        x, y, bw, bh = st[i, :4]
+        pts = cv2.findNonZero((cc[y:y + bh, x:x + bw] == i).astype(np.uint8))
+        (_, _), (rw, rh), _ = cv2.minAreaRect(pts)
+        r = max(rw, rh) / max(min(rw, rh), 1.0)
+        if a / max(rw * rh, 1.0) > 0.8 and 1.2 <= r <= 1.6:
+            count += 1
+    return count
+
+
+# ------------------------------------------------------------------------------------------
+# several frames, and the command line
+def _frames_from_source(source: str, max_frames: int = 5, step_s: float = 0.5) -> list[np.ndarray]:
+    """Up to ``max_frames`` frames, ``step_s`` seconds apart, from a folder of images (sorted
+    by name), a video file or stream URL, or a webcam index.
+
+    Raises:
+        AuditError: nothing could be read.
+    """
+    from .detect import ImageError, load_image
+
+    p = Path(source)
+    frames: list[np.ndarray] = []
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp", ".webp"))
+        for f in files[:max_frames]:
+            try:
+                frames.append(load_image(f))
+            except ImageError:
+                continue
+    else:
+        cap = cv2.VideoCapture(int(source) if source.isdigit() else source)
+        try:
+            if not cap.isOpened():
+                raise AuditError(f"cannot open the source {source!r} (a webcam index, a video file, "
+                                 f"a stream URL or a folder of images)")
+            fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+            every = max(1, int(round(step_s * fps)))
+            k = 0
+            while len(frames) < max_frames:
+                ok, fr = cap.read()
+                if not ok:
+                    break
+                if k % every == 0:
+                    frames.append(fr)
+                k += 1
+        finally:
+            cap.release()
+    if not frames:
+        raise AuditError(f"no frame could be read from {source!r}")
+    return frames
+
+
+def audit_frames(frames: list[np.ndarray], table: Table | dict) -> AuditResult:
+    """Audit several frames of the same table (a few seconds of video) and keep, for every
+    count, the median over the frames (a hand passing over one frame does not change it).
+    The strips are those of the frame whose counts are closest to the medians.
+
+    Raises:
+        AuditError: no frame could be audited.
+    """
+    results = []
+    err: AuditError | None = None
+    for f in frames:
+        try:
+            results.append(audit(f, table))
+        except AuditError as e:
+            err = e
+    if not results:
+        raise err if err is not None else AuditError("no frame to audit")
+    if len(results) == 1:
+        return results[0]
+
+    def med(vals: list[int]) -> int:
+        return int(np.round(np.median(vals)))
+
+    counts = {p: med([r.counts[p] for r in results]) for p in results[0].counts}
+    zones = {}
+    for z in results[0].zones:
+        keys = set().union(*(r.zones[z].keys() for r in results))
+        zones[z] = {k: v for k in sorted(keys) if (v := med([r.zones[z].get(k, 0) for r in results]))}
+    unknown = med([r.unknown for r in results])
+    face_up = med([r.face_up for r in results])
+
+    def dist(r: AuditResult) -> int:
+        return sum(abs(r.counts[p] - counts[p]) for p in counts) + abs(r.unknown - unknown)
+
+    best = min(results, key=dist)
+    return AuditResult(counts, zones, unknown, face_up, best.strips, best.card_px)
+
+
+def format_audit(res: AuditResult) -> str:
+    """A readable report: the count per player in the shared area, then each zone."""
+    lines = ["Shared area (foundations), face-down cards by back:"]
+    for p, n in res.counts.items():
+        lines.append(f"  {p:<16} {n:3d}")
+    if res.unknown:
+        lines.append(f"  {'(unknown back)':<16} {res.unknown:3d}")
+    for z, c in res.zones.items():
+        own = c.get(z, 0)
+        other = {k: v for k, v in c.items() if k != z}
+        extra = ("  + " + ", ".join(f"{k} {v}" for k, v in other.items())) if other else ""
+        lines.append(f"Zone {z}: {own} of their own cards (Nertz pile left){extra}")
+    if res.face_up:
+        lines.append(f"Face-up cards seen: {res.face_up}")
+    return "\n".join(lines)
+
+
+def audit_command(
+    image: Annotated[Optional[Path], typer.Argument(help="photo of the table after the call")] = None,
+    table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours, shared area, zones)")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="webcam index, video file, stream URL or folder of images (a few seconds are audited)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="end with one JSON line {type: audit, ...}")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="write the image with the counted strips outlined")] = None,
+) -> None:
+    """Count the face-down cards of each registered back (the round audit)."""
+    from nertz.referee.files import read_table
+
+    from .detect import load_image
+
+    def fail(msg: str) -> None:
+        typer.echo(f"error: {msg}", err=True)
+        raise typer.Exit(2)
+
+    if table is None:
+        fail("--table T.json is required: the audit needs the players' back colours")
+    if (image is None) == (source is None):
+        fail("give either an IMAGE or --source S")
+    try:
+        t = read_table(table)
+        frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
+        res = audit_frames(frames, t)
+    except NertzError as e:
+        fail(str(e))
+        return
+    if out is not None:
+        cv2.imwrite(str(out), res.draw(frames[0]))
+    if json_out:
+        sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
+    else:
+        typer.echo(format_audit(res))
