@@ -8,6 +8,15 @@
   frames scaled so that objects have the size they have when the detector runs at 640 on the
   whole frame (a 1280 x 720 frame scaled by 0.5), with a random zoom on part of the crops
   (cards up to 2.5 times larger, as on a close phone photo).
+- ``kind="card"``: an ultralytics classification set of *rectified* cards
+  (:func:`rectify_card`: the card's quad warped to an upright square image, the card squashed
+  to the square) of every face-up card at least ``min_visible`` (0.9) visible, its label quad
+  jittered as a detector's would be (:func:`jitter_quad`) and turned by 180 degrees at random
+  (never mirrored): the input of the rectified-card classifier that
+  :meth:`nertz.vision.detect.CardRecognizer.identify_quads` runs.
+- ``kind="obb"``: the same crops as ``detect`` labelled with oriented boxes (ultralytics OBB
+  format): a whole card's own quad, else the minimum-area rectangle of its visible part
+  (:func:`visible_quads`); hands keep their axis-aligned boxes.
 - ``kind="classify"``: an ultralytics classification set (``train/<class>/``,
   ``val/<class>/``) of square crops (default 64 x 64) around the *visible part* of each face-up
   card whose index corner shows (:func:`card_crop`: what lies beyond the box is painted grey), class names in the contract's notation (``7S``, ``TH``,
@@ -42,9 +51,9 @@ import cv2
 import numpy as np
 
 __all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
-           "KINDS"]
+           "order_quad", "rectify_card", "jitter_quad", "visible_quads", "KINDS"]
 
-KINDS = ("detect", "classify")
+KINDS = ("detect", "classify", "card", "obb")
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -54,26 +63,15 @@ _NAMES = ("red", "blue", "green", "yellow", "purple", "orange")
 
 
 # ---------------------------------------------------------------------------------------------
-def visible_boxes(labels: dict, width: int, height: int) -> list[tuple[int, np.ndarray, float]]:
-    """Axis-aligned box of the visible part of each labelled card.
-
-    Args:
-        labels: :func:`nertz.datasets.render.render_frame` labels (cards bottom first).
-        width, height: frame size, pixels.
-
-    Returns:
-        ``[(index into labels["cards"], box (4,) float [x0, y0, x1, y1] pixels, fraction)]``
-        for cards with at least 12 visible pixels, where ``fraction`` is the visible share of
-        the card's quad as computed here from cards only (hands not counted; compare with the
-        renderer's ``visible``). Slivers (thinner than 10 % of the card's width, from a card
-        under a slightly shifted one) are removed by a morphological opening first.
-    """
+def _visible_masks(labels: dict, width: int, height: int):
+    """Yield ``(index, x0, y0, mask (h, w) uint8, fraction)`` for the visible part of each
+    labelled card with at least 12 visible pixels (see :func:`visible_boxes`); ``mask`` covers
+    the card's bounding box clipped to the frame, offset ``(x0, y0)``."""
     ids = np.zeros((height, width), np.int32)
     cards = labels["cards"]
     quads = [np.asarray(c["quad"], np.float64) for c in cards]
     for i, q in enumerate(quads):
         cv2.fillConvexPoly(ids, np.round(q * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
-    out = []
     for i, q in enumerate(quads):
         x0 = max(int(math.floor(q[:, 0].min())), 0)
         y0 = max(int(math.floor(q[:, 1].min())), 0)
@@ -90,10 +88,67 @@ def visible_boxes(labels: dict, width: int, height: int) -> list[tuple[int, np.n
         n = int(m.sum())
         if n < 12:
             continue
-        ys, xs = np.nonzero(m)
         area = abs(cv2.contourArea(q.astype(np.float32)))
+        yield i, x0, y0, m, n / max(area, 1.0)
+
+
+def visible_boxes(labels: dict, width: int, height: int) -> list[tuple[int, np.ndarray, float]]:
+    """Axis-aligned box of the visible part of each labelled card.
+
+    Args:
+        labels: :func:`nertz.datasets.render.render_frame` labels (cards bottom first).
+        width, height: frame size, pixels.
+
+    Returns:
+        ``[(index into labels["cards"], box (4,) float [x0, y0, x1, y1] pixels, fraction)]``
+        for cards with at least 12 visible pixels, where ``fraction`` is the visible share of
+        the card's quad as computed here from cards only (hands not counted; compare with the
+        renderer's ``visible``). Slivers (thinner than 10 % of the card's width, from a card
+        under a slightly shifted one) are removed by a morphological opening first.
+    """
+    out = []
+    for i, x0, y0, m, frac in _visible_masks(labels, width, height):
+        ys, xs = np.nonzero(m)
         out.append((i, np.array([x0 + xs.min(), y0 + ys.min(), x0 + xs.max() + 1, y0 + ys.max() + 1],
-                                np.float64), n / max(area, 1.0)))
+                                np.float64), frac))
+    return out
+
+
+def visible_quads(labels: dict, width: int, height: int,
+                  window: tuple[float, float, float, float] | None = None,
+                  whole: float = 0.97) -> list[tuple[int, np.ndarray, float]]:
+    """Oriented box (4 corners) of the visible part of each labelled card: the card's own quad
+    when it is whole (``fraction >= whole`` and inside ``window``), else the minimum-area
+    rectangle (``cv2.minAreaRect``) of its visible pixels inside ``window``.
+
+    Args:
+        labels, width, height: as in :func:`visible_boxes`.
+        window: ``[x0, y0, x1, y1]`` pixels to clip the visible parts to (a training crop);
+            None: the frame.
+        whole: visible share from which the card counts as whole.
+
+    Returns:
+        ``[(index, quad (4, 2) float64 pixels clockwise from the image's top-left, share of the
+        visible part inside window)]`` for parts with at least 12 pixels inside ``window``.
+    """
+    wx0, wy0, wx1, wy1 = window if window is not None else (0, 0, width, height)
+    out = []
+    for i, x0, y0, m, frac in _visible_masks(labels, width, height):
+        q = np.asarray(labels["cards"][i]["quad"], np.float64)
+        if frac >= whole and q[:, 0].min() >= wx0 and q[:, 1].min() >= wy0 and q[:, 0].max() <= wx1 \
+                and q[:, 1].max() <= wy1:
+            out.append((i, order_quad(q).astype(np.float64), 1.0))
+            continue
+        ys, xs = np.nonzero(m)
+        xs, ys = xs + x0, ys + y0
+        inside = (xs >= wx0) & (xs < wx1) & (ys >= wy0) & (ys < wy1)
+        if inside.sum() < 12:
+            continue
+        pts = np.column_stack([xs[inside], ys[inside]]).astype(np.float32)
+        # pixel centres -> the pixels' outer outline: pad the rectangle by half a pixel
+        (cx, cy), (w, h), a = cv2.minAreaRect(pts)
+        rect = cv2.boxPoints(((cx + 0.5, cy + 0.5), (w + 1, h + 1), a))
+        out.append((i, order_quad(rect).astype(np.float64), float(inside.mean())))
     return out
 
 
@@ -157,6 +212,90 @@ def card_crop(image: np.ndarray, box: np.ndarray, size: int = 64, pad: float = 1
     out = np.full_like(crop, fill)
     out[b0:b1, a0:a1] = crop[b0:b1, a0:a1]
     return out
+
+
+def order_quad(quad: np.ndarray) -> np.ndarray:
+    """The 4 corners of a convex quad in the contract's order: clockwise as seen in the image
+    (x right, y down), starting at the corner nearest the image's top-left (smallest ``x + y``).
+
+    Args:
+        quad: ``(4, 2)`` pixels, any order.
+
+    Returns:
+        ``(4, 2) float32``.
+    """
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    # clockwise in an image (y down) is increasing angle of atan2(dy, dx)
+    q = q[np.argsort(np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0]))]
+    return np.roll(q, -int(np.argmin(q.sum(axis=1))), axis=0).astype(np.float32)
+
+
+def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int = 114) -> np.ndarray:
+    """The card inside ``quad`` warped upright to a ``size`` x ``size`` image (perspective
+    transform of the 4 corners to the square's corners, ``cv2.getPerspectiveTransform``): the
+    card's long side vertical (a card seen landscape is turned by 90 degrees), squashed to the
+    square (the classifier's input; the aspect ratio is the same for every card, so nothing is
+    lost but resolution across). The 180-degree ambiguity of a card is left: the classifier is
+    trained on both ways up. Never mirrored (the corner order is kept cyclic).
+
+    This is the one rectification shared by the classifier's training set (``kind="card"``) and
+    inference (:meth:`nertz.vision.detect.CardRecognizer.identify_quads`).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        quad: ``(4, 2)`` corners in pixels, clockwise as seen in the image (any start corner).
+        size: output side, pixels.
+        fill: grey for parts of the quad outside the image.
+
+    Returns:
+        ``(size, size, 3) uint8`` BGR.
+
+    Raises:
+        ValueError: ``quad`` is not 4 finite points.
+    """
+    q = np.asarray(quad, np.float64)
+    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
+        raise ValueError(f"a card quad is 4 finite (x, y) points, got shape {q.shape}")
+    across = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])
+    down = np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])
+    if across > down:  # seen landscape: start at the next corner so the short edge is the top
+        q = np.roll(q, -1, axis=0)
+    # area-averaging: warp at the card's own scale first when it is much larger than the output
+    src = q.astype(np.float32)
+    s = float(size)
+    dst = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32) - 0.5
+    m = cv2.getPerspectiveTransform(src, dst)
+    long_px = max(across, down) / 2
+    if long_px > 2.5 * size:  # minification: warp to an intermediate size, then INTER_AREA
+        k = int(min(round(long_px), 4 * size))
+        dk = np.array([[0, 0], [k, 0], [k, k], [0, k]], np.float32) - 0.5
+        big = cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dk), (k, k),
+                                  flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                  borderValue=(fill, fill, fill))
+        return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
+    return cv2.warpPerspective(image, m, (size, size), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(fill, fill, fill))
+
+
+def jitter_quad(quad: np.ndarray, rng: np.random.Generator, corner: float = 0.03,
+                scale: float = 0.04) -> np.ndarray:
+    """A quad as an imperfect detector might give it: each corner moved by a normal offset of
+    standard deviation up to ``corner`` times the card's mean side (drawn per call, clipped at 2.5
+    sigma), and the whole quad scaled about its centre by up to ``1 +- scale``.
+
+    Args:
+        quad: ``(4, 2)`` pixels. rng: the generator.
+
+    Returns:
+        ``(4, 2) float64``.
+    """
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+    sigma = rng.uniform(0, corner) * side
+    d = np.clip(rng.normal(0, 1, (4, 2)), -2.5, 2.5) * sigma
+    c = q.mean(axis=0)
+    return c + (q - c) * rng.uniform(1 - scale, 1 + scale) + d
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,6 +459,112 @@ def _classify_job(index: int, seed: int, out: str, split: str, opts: dict) -> in
     return n
 
 
+def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the crops of scene ``index`` with oriented-box labels (``kind="obb"``: ultralytics
+    OBB format ``class x1 y1 x2 y2 x3 y3 x4 y4``, normalised); returns how many were written.
+    Crops as in :func:`_detect_job`; a card's label is its quad when it is whole, else the
+    minimum-area rectangle of its visible part (:func:`visible_quads`), hands their boxes."""
+    imgsz = int(opts.get("imgsz", 320))
+    frames = int(opts.get("frames_per_scene", 3))
+    crops = int(opts.get("crops_per_frame", 3))
+    zoom_p = float(opts.get("zoom_p", 0.35))
+    close = [False]
+    rng, rendered = _frames(index, seed, frames, opts, close)
+    if close[0]:
+        zoom_p = 0.0
+    roll_p = float(opts.get("roll_p", 0.0))
+    n = 0
+    for f_i, (frame, lab) in enumerate(rendered):
+        H, W = frame.shape[:2]
+        if roll_p > 0 and rng.random() < roll_p:
+            frame, lab = _roll(frame, lab, float(rng.uniform(-180, 180)))
+        full = {i: frac for i, _, frac in visible_boxes(lab, W, H)}
+        keep = {i for i, frac in full.items()
+                if not (lab["cards"][i]["visible"] < 0.5 * frac and lab["cards"][i]["visible"] < 0.3)}
+        boxes = [b for i, b, _ in visible_boxes(lab, W, H) if i in keep]
+        centres = np.array([(b[:2] + b[2:]) / 2 for b in boxes] +
+                           [np.add(h["box"][:2], h["box"][2:]) / 2 for h in lab["hands"]]).reshape(-1, 2)
+        for c_i in range(crops):
+            z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
+            scale = 640.0 / W * z  # output pixels per source pixel
+            side = imgsz / scale  # crop side in source pixels
+            if len(centres) and rng.random() < 0.85:
+                cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
+            else:
+                cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+            x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
+            y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
+            crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
+            lines = []
+            objs = []
+            for i, q, share in visible_quads(lab, W, H, (x0, y0, x0 + side, y0 + side)):
+                if i in keep and share >= 0.35:
+                    objs.append((0 if lab["cards"][i]["face_up"] else 1, q))
+            for h in lab["hands"]:
+                hx0, hy0, hx1, hy1 = h["box"]
+                a = max(hx1 - hx0, 0) * max(hy1 - hy0, 0)
+                cb = [max(hx0, x0), max(hy0, y0), min(hx1, x0 + side), min(hy1, y0 + side)]
+                w, hh = cb[2] - cb[0], cb[3] - cb[1]
+                if w * scale < 2 or hh * scale < 2 or w * hh < 0.35 * a:
+                    continue
+                objs.append((2, np.array([[cb[0], cb[1]], [cb[2], cb[1]], [cb[2], cb[3]], [cb[0], cb[3]]])))
+            for cls, q in objs:
+                qq = np.clip((q - [x0, y0]) * scale / imgsz, 0.0, 1.0)
+                lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in qq.reshape(-1)))
+            name = f"s{index:05d}_{f_i}_{c_i}"
+            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), crop,
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+            (Path(out) / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            n += 1
+    return n
+
+
+def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the rectified face-up cards of scene ``index`` (``kind="card"``); returns how many."""
+    size = int(opts.get("crop", 64))
+    frames = int(opts.get("frames_per_scene", 3))
+    per_frame = int(opts.get("cards_per_frame", 16))
+    min_vis = float(opts.get("min_visible", 0.9))
+    jitter = float(opts.get("jitter", 0.03))
+    jitter_scale = float(opts.get("jitter_scale", 0.04))
+    rng, rendered = _frames(index, seed, frames, opts)
+    det_path = opts.get("detector_quads")
+    rec = None
+    if det_path:  # quads as the detector gives them (see write_dataset)
+        from nertz.vision.detect import CardRecognizer
+
+        rec = CardRecognizer(detector=det_path, classifier=None, identifier=None, threads=1)
+    n = 0
+    for f_i, (frame, lab) in enumerate(rendered):
+        cand = [c for c in lab["cards"] if c["face_up"] and c["visible"] >= min_vis]
+        if rec is not None and cand:
+            from nertz.vision.evaluate import match_boxes
+
+            det = rec.detect(frame)
+            fi = np.nonzero((det.class_id == 0) & det.whole)[0]
+            tq = np.stack([np.asarray(c["quad"]) for c in cand])
+            pairs = match_boxes(det.boxes[fi], np.column_stack([tq.min(axis=1), tq.max(axis=1)]))
+            got = []
+            for a, b in pairs:
+                q = det.quads[fi[a]] if rng.random() < 0.5 else det.raw_quads[fi[a]]
+                got.append(dict(cand[b], quad=np.asarray(q, np.float64).tolist()))
+            cand = got
+        order = rng.permutation(len(cand))[:per_frame]
+        for k in order:
+            c = cand[int(k)]
+            # the label quad starts at the card's own top-left; a detector's starts at the
+            # image's top-left: reorder as a detector would, then jitter
+            q = jitter_quad(order_quad(np.asarray(c["quad"])), rng, corner=jitter, scale=jitter_scale) if jitter > 0 \
+                else order_quad(np.asarray(c["quad"]))
+            img = rectify_card(frame, q, size)
+            if rng.random() < 0.5:
+                img = cv2.rotate(img, cv2.ROTATE_180)
+            d = Path(out) / split / c["card"]
+            cv2.imwrite(str(d / f"s{index:05d}_{f_i}_{int(k)}.png"), img)
+            n += 1
+    return n
+
+
 def _run(job: Callable, args: list[tuple], workers: int, desc: str) -> int:
     """Run ``job(*a)`` for every ``a`` (in ``workers`` processes), with a progress bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -343,7 +588,8 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     """Render a training set for the detector or the classifier.
 
     Args:
-        kind: ``"detect"`` or ``"classify"``.
+        kind: ``"detect"``, ``"obb"`` (the same crops with oriented boxes), ``"classify"`` or
+            ``"card"`` (rectified whole cards).
         images: about how many images to write (detect: crops; classify: card crops). Scenes
             are rendered until the target is met: detect writes ``frames_per_scene *
             crops_per_frame`` crops per scene, classify up to ``frames_per_scene *
@@ -356,8 +602,14 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
             ``zoom_p`` (0.35, share of crops zoomed in up to 2.5x); ``close_p`` (0.2, share of
             scenes with a close-up camera, ``fill`` 1.3..3.5 of :func:`make_scene`); ``roll_p``
             (0.0, share of frames turned by a random angle, :func:`_roll`); classify: ``crop`` (64 px),
-            ``cards_per_frame`` (40); ``resolution`` ((W, H) for every scene, default drawn),
-            ``max_canvas_px`` (6e6).
+            ``cards_per_frame`` (40); card: ``crop`` (64 px), ``cards_per_frame`` (16),
+            ``min_visible`` (0.9, renderer's visible fraction), ``jitter`` (0.03, corner noise as a
+            share of the card's side, :func:`jitter_quad`; 0: the exact label quads),
+            ``jitter_scale`` (0.04, the quad scaled by up to 1 +- this), ``detector_quads``
+            (None; an oriented-box detector's ONNX file: each card's quad is then the one that
+            detector finds for it, refined or not at random, cards it misses are left out, and
+            ``jitter`` is added on top); obb: as detect;
+            ``resolution`` ((W, H) for every scene, default drawn), ``max_canvas_px`` (6e6).
 
     Returns:
         The dataset file to give ultralytics: ``out/data.yaml`` (detect) or ``out`` itself
@@ -376,23 +628,27 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     out = Path(out)
     val_every = int(options.get("val_every", 10))
     frames = int(options.get("frames_per_scene", 3))
-    if kind == "detect":
+    if kind in ("detect", "obb"):
         per_scene = frames * int(options.get("crops_per_frame", 3))
         for split in ("train", "val"):
             (out / "images" / split).mkdir(parents=True, exist_ok=True)
             (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-        job: Callable = _detect_job
+        job: Callable = _detect_job if kind == "detect" else _obb_job
     else:
-        per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
+        if kind == "card":
+            per_scene = frames * min(int(options.get("cards_per_frame", 16)), 20)  # ~20 whole faces a frame
+            job = _card_job
+        else:
+            per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
+            job = _classify_job
         for split in ("train", "val"):
             for c in CARD_CLASSES:
                 (out / split / c).mkdir(parents=True, exist_ok=True)
-        job = _classify_job
     scenes = max(1, math.ceil(images / per_scene))
     args = [(i, seed, str(out), "val" if i % val_every == 0 else "train", options) for i in range(scenes)]
     total = _run(job, args, workers, f"{kind} set: {scenes} scenes")
     yaml = out / "data.yaml"
-    if kind == "detect":
+    if kind in ("detect", "obb"):
         names = "\n".join(f"  {i}: {n}" for i, n in enumerate(DETECT_CLASSES))
         yaml.write_text(f"# nertz synthetic detection set: seed {seed}, {total} images, {scenes} scenes\n"
                         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")

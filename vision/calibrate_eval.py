@@ -162,9 +162,9 @@ def main(argv: list[str] | None = None) -> None:
         seeds = list(range(a, b + 1))
     else:
         seeds = [int(s) for s in args.seeds.split(",")]
-    from .detect import CardRecognizer
+    from .detect import DETECTOR_ONNX, CardRecognizer
 
-    rec = CardRecognizer(classifier=None)
+    rec = CardRecognizer(detector=DETECTOR_ONNX, classifier=None, identifier=None)
     rows = []
     for n in [int(x) for x in args.players.split(",")]:
         for s in seeds:

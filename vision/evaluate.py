@@ -5,6 +5,8 @@
   samples and counts, per detector class, true positives, false positives and misses, and for
   every matched face whether the classifier named it right (with the confusion pairs).
 - :func:`synthetic_samples`: held-out rendered frames with their truth (visible-part boxes).
+- :func:`whole_card_accuracy`: identity of the whole face-up cards (the tracker's targets) from
+  the label quads and from the detector's quads, and the detector's corner error.
 - :func:`voc_samples`: a folder of images with Pascal-VOC boxes and, optionally, a JSON list
   of identities (the format of ``shared/real_cards/edje_tf_cards/train_labels.json``).
 
@@ -29,7 +31,8 @@ import numpy as np
 from nertz.datasets.export import DETECT_CLASSES, visible_boxes
 
 __all__ = ["iou_matrix", "match_boxes", "evaluate", "synthetic_samples", "voc_samples", "format_report",
-           "back_accuracy", "classifier_accuracy"]
+           "back_accuracy", "classifier_accuracy", "corner_error", "whole_card_accuracy", "calibration_error",
+           "fit_temperature"]
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -276,6 +279,146 @@ def classifier_accuracy(recognizer, folder: Path, batch: int = 256) -> dict:
             "confusions": [(a, b, c) for (a, b), c in pairs.most_common(15)]}
 
 
+def corner_error(pred: np.ndarray, truth: np.ndarray) -> float:
+    """Mean distance (pixels) between the corners of two quads ``(4, 2)``, over the best of the
+    4 cyclic correspondences (a card's quad has no preferred start corner)."""
+    p = np.asarray(pred, np.float64).reshape(4, 2)
+    t = np.asarray(truth, np.float64).reshape(4, 2)
+    return float(min(np.linalg.norm(np.roll(p, k, axis=0) - t, axis=1).mean() for k in range(4)))
+
+
+def calibration_error(prob: np.ndarray, right: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error: the mean over equal-width confidence bins of
+    ``|accuracy - mean confidence|``, weighted by the bin's share (Guo et al. 2017)."""
+    prob = np.asarray(prob, np.float64)
+    right = np.asarray(right, np.float64)
+    if len(prob) == 0:
+        return float("nan")
+    b = np.minimum((prob * bins).astype(int), bins - 1)
+    return float(sum(abs(right[b == k].mean() - prob[b == k].mean()) * (b == k).mean()
+                     for k in range(bins) if (b == k).any()))
+
+
+def whole_card_accuracy(recognizer, samples: Iterable[tuple[np.ndarray, dict]], min_visible: float = 0.9,
+                        jitter: float = 0.0, seed: int = 0, iou: float = 0.5) -> dict:
+    """Identity of every face-up card at least ``min_visible`` visible (renderer's fraction), the
+    cards the tracker reads, on :func:`synthetic_samples`.
+
+    - **label quads**: :meth:`~nertz.vision.detect.CardRecognizer.identify_quads` on the true
+      quads (moved by :func:`nertz.datasets.export.jitter_quad` with ``corner=jitter`` when
+      ``jitter`` > 0).
+    - **predicted quads**: the recogniser's full pipeline (``recognizer(frame)``); each such
+      card is matched to a face detection by IoU of the bounding boxes (>= ``iou``); counted
+      as found when matched, right when the face's label is the card. The corner error of
+      the matched detection's quad is the :func:`corner_error` to the true quad.
+
+    Returns:
+        ``{"n", "label_quads": {"accuracy", "ece", "confusions"}, "predicted": {"found",
+        "recall", "accuracy" (of found), "end_to_end" (right / n), "whole" (share of found
+        marked whole), "corner_px_median", "corner_px_p90", "corner_rel_median" (error over the
+        card's short side)}}``.
+    """
+    from nertz.datasets.export import jitter_quad, order_quad
+
+    rng = np.random.default_rng(seed)
+    lab_right, lab_prob, conf_pairs = [], [], Counter()
+    found = right_pred = whole = 0
+    errs, rel, pred_prob, pred_right = [], [], [], []
+    n = 0
+    for frame, truth in samples:
+        cards = [c for c in truth["table"]["cards"] if c["face_up"] and c["visible"] >= min_visible]
+        if not cards:
+            continue
+        n += len(cards)
+        quads = np.stack([order_quad(np.asarray(c["quad"])) for c in cards]).astype(np.float64)
+        if jitter > 0:
+            quads = np.stack([jitter_quad(q, rng, corner=jitter) for q in quads])
+        said, prob = recognizer.identify_quads(frame, quads.astype(np.float32))
+        for c, s_, p in zip(cards, said, prob):
+            lab_right.append(s_ == c["card"])
+            lab_prob.append(float(p))
+            if s_ != c["card"]:
+                conf_pairs[(c["card"], str(s_))] += 1
+        det = recognizer(frame)
+        fi = np.nonzero(det.class_id == 0)[0]
+        tq = np.stack([np.asarray(c["quad"], np.float64) for c in cards])
+        tboxes = np.column_stack([tq.min(axis=1), tq.max(axis=1)])
+        for a, b in match_boxes(det.boxes[fi], tboxes, iou):
+            d = fi[a]
+            found += 1
+            right_pred += str(det.labels[d]) == cards[b]["card"]
+            pred_prob.append(float(det.label_confidence[d]))
+            pred_right.append(str(det.labels[d]) == cards[b]["card"])
+            whole += bool(det.whole[d])
+            e = corner_error(det.quads[d], tq[b])
+            errs.append(e)
+            short = min(np.linalg.norm(tq[b][1] - tq[b][0]), np.linalg.norm(tq[b][3] - tq[b][0]))
+            rel.append(e / max(short, 1e-6))
+    lr = np.array(lab_right, bool)
+    return {"n": n,
+            "label_quads": {"accuracy": float(lr.mean()) if n else float("nan"),
+                            "ece": calibration_error(np.array(lab_prob), lr),
+                            "confusions": [(a, b, c) for (a, b), c in conf_pairs.most_common(15)]},
+            "predicted": {"found": found, "recall": found / max(n, 1),
+                          "accuracy": right_pred / max(found, 1), "end_to_end": right_pred / max(n, 1),
+                          "whole": whole / max(found, 1),
+                          "ece": calibration_error(np.array(pred_prob), np.array(pred_right, bool)),
+                          "corner_px_median": float(np.median(errs)) if errs else float("nan"),
+                          "corner_px_p90": float(np.percentile(errs, 90)) if errs else float("nan"),
+                          "corner_rel_median": float(np.median(rel)) if rel else float("nan")}}
+
+
+def fit_temperature(onnx: Path, folder: Path, batch: int = 256, tta: bool = True) -> dict:
+    """Fit the softmax temperature of a classifier (Guo et al. 2017, "On calibration of modern
+    neural networks") on a classification folder of its own input images
+    (``<folder>/<class>/*.png``, e.g. the ``val`` split of a ``kind="card"`` set): the ``T`` in
+    0.5..3 (grid of 0.01) minimising the negative log-likelihood of ``softmax(log p / T)``.
+    ``tta``: ``p`` is the mean of the image's and its 180-degree turn's probabilities, as
+    :class:`~nertz.vision.detect.CardRecognizer` computes them by default.
+
+    Returns:
+        ``{"temperature", "n", "accuracy", "nll_before", "nll_after", "ece_before", "ece_after"}``.
+    """
+    import cv2
+
+    from .detect import _names, _session
+
+    sess = _session(Path(onnx), 2)
+    names = _names(sess)
+    index = {v: k for k, v in names.items()}
+    items = [(p, index[p.parent.name]) for p in sorted(Path(folder).glob("*/*.png")) if p.parent.name in index]
+    if not items:
+        raise ValueError(f"no images of the model's classes under {folder}")
+    probs = []
+    for i in range(0, len(items), batch):
+        x = np.stack([cv2.imread(str(p)) for p, _ in items[i:i + batch]])
+        x = x[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        pr = sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(x)})[0]
+        if tta:
+            pr = (pr + sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(x[:, :, ::-1, ::-1])})[0]) / 2
+        probs.append(pr)
+    p = np.concatenate(probs).astype(np.float64)
+    y = np.array([c for _, c in items])
+    logp = np.log(np.clip(p, 1e-12, 1.0))
+
+    def scaled(t: float) -> np.ndarray:
+        z = logp / t
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def nll(t: float) -> float:
+        return float(-np.mean(np.log(np.clip(scaled(t)[np.arange(len(y)), y], 1e-12, 1.0))))
+
+    grid = np.arange(0.5, 3.0001, 0.01)
+    t = float(grid[int(np.argmin([nll(g) for g in grid]))])
+    right = p.argmax(axis=1) == y
+    return {"temperature": round(t, 2), "n": len(y), "accuracy": float(right.mean()),
+            "nll_before": nll(1.0), "nll_after": nll(t),
+            "ece_before": calibration_error(p.max(axis=1), right),
+            "ece_after": calibration_error(scaled(t).max(axis=1), right)}
+
+
 def format_report(r: dict) -> str:
     """Readable lines of an :func:`evaluate` result."""
     out = [f"images: {r['images']}"]
@@ -294,12 +437,15 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
     from .detect import CardRecognizer
 
     usage = (
-        "usage: python -m nertz.vision.evaluate crops DIR | synth N SEED | voc DIR [LABELS.json] [IMGSZ]\n"
+        "usage: python -m nertz.vision.evaluate crops DIR | synth N SEED | cards N SEED [JITTER] | "
+        "voc DIR [LABELS.json] [IMGSZ]\n"
         "  crops: classifier top-1 on a classification folder (nertz synth dataset --kind classify)\n"
         "  synth: detector + identity on N fresh synthetic frames from SEED\n"
+        "  cards: identity of whole face-up cards (label quads, jittered by JITTER, and the\n"
+        "         detector's quads) and corner error on N synthetic frames from SEED\n"
         "  voc:   detector + identity on a folder of Pascal-VOC labelled photos"
     )
-    need = {"crops": 3, "synth": 4, "voc": 3}
+    need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4}
     if len(sys.argv) < 2 or sys.argv[1] not in need or len(sys.argv) < need[sys.argv[1]]:
         print(usage, file=sys.stderr)
         sys.exit(2)
@@ -309,6 +455,17 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         worst = sorted(r["per_class"].items(), key=lambda kv: kv[1])[:8]
         print(f"classifier top-1 {r['accuracy']:.4f} ({r['right']}/{r['n']}); worst classes {worst}; "
               f"confusions {r['confusions']}")
+        sys.exit(0)
+    if kind == "cards":
+        r = whole_card_accuracy(CardRecognizer(table=None), synthetic_samples(int(sys.argv[2]), int(sys.argv[3])),
+                                jitter=float(sys.argv[4]) if len(sys.argv) > 4 else 0.0)
+        lq, pq = r["label_quads"], r["predicted"]
+        print(f"whole face-up cards: {r['n']}\n"
+              f"  label quads: identity {lq['accuracy']:.4f}, ECE {lq['ece']:.4f}; confusions {lq['confusions']}\n"
+              f"  detector: found {pq['found']} (recall {pq['recall']:.3f}), marked whole {pq['whole']:.3f}, "
+              f"identity of found {pq['accuracy']:.4f} (ECE {pq['ece']:.4f}), end to end {pq['end_to_end']:.4f}\n"
+              f"  corner error: median {pq['corner_px_median']:.2f} px, 90th percentile {pq['corner_px_p90']:.2f} px, "
+              f"median / short side {pq['corner_rel_median']:.3f}")
         sys.exit(0)
     if kind == "synth":
         rec = CardRecognizer(table=None)

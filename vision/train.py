@@ -7,8 +7,12 @@ onnx, onnxslim); inference (:mod:`nertz.vision.detect`) does not.
   :mod:`nertz.datasets.export`) is trained on 320 x 320 crops at the object scale of inference
   (imgsz 640 on a whole 1280 x 720 frame) and exported to ONNX with dynamic input size, so a
   1280 x 720 frame runs as a 384 x 640 letterboxed tensor.
+- The **oriented-box detector** (YOLO11n-obb, same classes, data ``kind="obb"``) is fine-tuned
+  from the detector's weights (``init``) and exported the same way.
 - The **classifier** (YOLO11n-cls, 53 classes ``2C ... JK``) is trained on 96 x 96 crops around
   the visible part of face-up cards and exported to ONNX with a dynamic batch.
+- The **rectified-card classifier** (YOLO11n-cls, 53 classes, 64 x 64) is trained on whole
+  face-up cards warped upright from their (jittered) quads (data ``kind="card"``).
 
 Offline by construction: ``YOLO_OFFLINE=1``, a project-local ``YOLO_CONFIG_DIR`` with a
 bundled TrueType font (ultralytics otherwise downloads Arial.ttf), models built from
@@ -90,7 +94,8 @@ def _run_dir(name: str, project: Path) -> Path:
 
 def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0, resume: bool = False,
                    batch: int = 16, model: str = "yolo11n.yaml", project: Path = RUNS / "detect",
-                   name: str = DETECTOR_NAME, device: str = "cpu", **overrides: Any) -> Path:
+                   name: str = DETECTOR_NAME, device: str = "cpu", init: Path | None = None,
+                   **overrides: Any) -> Path:
     """Train the card detector from scratch (or resume its interrupted run).
 
     Args:
@@ -98,8 +103,12 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
             (``kind="detect"``).
         epochs, imgsz, seed, batch: ultralytics training settings (imgsz in pixels).
         resume: continue ``project/name/weights/last.pt`` (same settings as it was started).
-        model: architecture yaml (no download).
+        model: architecture yaml (no download), e.g. ``yolo11n-obb.yaml`` for the oriented-box
+            detector (data of ``kind="obb"``), or weights to fine-tune.
         device: ``"cpu"`` or a CUDA index such as ``"0"``.
+        init: weights whose matching layers are loaded into ``model`` before training
+            (``YOLO(model).load(init)``: e.g. the axis-aligned detector's backbone and head
+            into the oriented-box detector, which then converges in a few epochs).
         **overrides: other ultralytics training arguments.
 
     Returns:
@@ -123,7 +132,12 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
                 project=str(Path(project).resolve()), name=name, exist_ok=True, deterministic=True,
                 patience=1000, cache=False, verbose=False)
     args.update(overrides)
-    YOLO(model).train(**args)
+    net = YOLO(model)
+    if init is not None:
+        if not Path(init).is_file():
+            raise TrainError(f"initial weights {init} not found")
+        net.load(str(init))
+    net.train(**args)
     return run / "weights" / "best.pt"
 
 

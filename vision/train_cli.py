@@ -40,8 +40,14 @@ def detector(
     weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
                                                           "instead of from scratch")] = None,
     lr0: Annotated[Optional[float], typer.Option(help="initial learning rate (AdamW); default: ultralytics' auto")] = None,
-    name: Annotated[str, typer.Option(help="run name under runs/detect/")] = "cards_det",
-    out: Annotated[Path, typer.Option(help="where to ship the weights (stem)")] = Path("models/cards_det"),
+    obb: Annotated[bool, typer.Option("--obb", help="the oriented-box detector (YOLO11n-obb, data kind "
+                                                     "'obb'), its layers initialised from --init")] = False,
+    init: Annotated[Optional[Path], typer.Option(help="with --obb: weights whose matching layers start "
+                                                       "the model")] = Path("models/cards_det.pt"),
+    name: Annotated[Optional[str], typer.Option(help="run name under runs/detect/ (default cards_det, "
+                                                     "cards_obb with --obb)")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
+                                                      "models/cards_det, models/cards_obb with --obb)")] = None,
 ) -> None:
     """Train the card detector (YOLO11n: face, back, hand) and export it to ONNX."""
     try:
@@ -49,13 +55,18 @@ def detector(
 
         from .train import RUNS, export_onnx, train_detector
 
+        name = name or ("cards_obb" if obb else "cards_det")
+        out = out or Path("models/cards_obb" if obb else "models/cards_det")
         if data is None and not resume:
-            tag = f"det_roll_s{seed}" if roll_p > 0 else f"det_s{seed}"
-            data = write_dataset("detect", images, seed, RUNS / "data" / tag, workers=workers,
+            tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + f"_s{seed}"
+            data = write_dataset("obb" if obb else "detect", images, seed, RUNS / "data" / tag, workers=workers,
                                  frames_per_scene=4, crops_per_frame=3, roll_p=roll_p)
         extra: dict = {}
         if weights is not None:
             extra["model"] = str(weights)
+        if obb:
+            extra.setdefault("model", "yolo11n-obb.yaml")
+            extra["init"] = init
         if lr0 is not None:
             extra.update(optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2)
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
@@ -75,8 +86,24 @@ def classifier(
     seed: Annotated[int, typer.Option(help="seed of the data and of training")] = 20261130,
     workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
-    resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/classify/cards_cls)")] = False,
-    out: Annotated[Path, typer.Option(help="where to ship the weights (stem)")] = Path("models/cards_cls"),
+    resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/classify/<name>)")] = False,
+    kind: Annotated[str, typer.Option(help="'card': whole cards rectified from their quads (the "
+                                           "rectified-card classifier); 'classify': square crops "
+                                           "around the visible part (the first classifier)")] = "classify",
+    scale: Annotated[Optional[float], typer.Option(help="random-crop area range (1 - scale .. 1); default "
+                                                        "0.25 (classify), 0.1 (card)")] = None,
+    lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.003,
+    weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
+                                                          "instead of from scratch")] = None,
+    jitter: Annotated[float, typer.Option(help="--kind card: corner noise of the quads, share of the "
+                                               "card's side")] = 0.03,
+    jitter_scale: Annotated[float, typer.Option(help="--kind card: quads scaled by up to 1 +- this")] = 0.04,
+    detector_quads: Annotated[Optional[Path], typer.Option(help="--kind card: take each card's quad from "
+                                                                "this oriented-box detector (ONNX)")] = None,
+    name: Annotated[Optional[str], typer.Option(help="run name under runs/classify/ (default cards_cls, "
+                                                     "cards_id for --kind card)")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
+                                                      "models/cards_cls, models/cards_id for --kind card)")] = None,
 ) -> None:
     """Train the card classifier (YOLO11n-cls, 52 cards + joker) and export it to ONNX."""
     try:
@@ -84,11 +111,36 @@ def classifier(
 
         from .train import RUNS, export_onnx, train_classifier
 
+        if kind not in ("classify", "card"):
+            raise ValueError(f"--kind is 'classify' or 'card', not {kind!r}")
+        card = kind == "card"
+        name = name or ("cards_id" if card else "cards_cls")
+        out = out or Path("models/cards_id" if card else "models/cards_cls")
         if data is None and not resume:
-            data = write_dataset("classify", images, seed, RUNS / "data" / f"cls{imgsz}_s{seed}", workers=workers,
-                                 frames_per_scene=4, crop=imgsz)
+            if card:
+                tag = f"card{imgsz}" + ("d" if detector_quads is not None else
+                                        "j" if (jitter, jitter_scale) != (0.03, 0.04) else "") + f"_s{seed}"
+                extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
+                data = write_dataset("card", images, seed, RUNS / "data" / tag, workers=workers,
+                                     frames_per_scene=3, crop=imgsz, jitter=jitter, jitter_scale=jitter_scale,
+                                     **extra_opts)
+            else:
+                data = write_dataset("classify", images, seed, RUNS / "data" / f"cls{imgsz}_s{seed}",
+                                     workers=workers, frames_per_scene=4, crop=imgsz)
         best = train_classifier(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
-                                batch=batch, device=device)
-        typer.echo(f"exported {export_onnx(best, out, imgsz)}")
+                                batch=batch, device=device, name=name, lr0=lr0,
+                                scale=scale if scale is not None else (0.1 if card else 0.25),
+                                **({"model": str(weights), "warmup_epochs": 0.5} if weights is not None else {}))
+        onnx = export_onnx(best, out, imgsz)
+        typer.echo(f"exported {onnx}")
+        if card and data is not None and (Path(data) / "val").is_dir():
+            # softmax temperature fitted on the held-out scenes of the set (val split)
+            import json
+
+            from .evaluate import fit_temperature
+
+            cal = fit_temperature(onnx, Path(data) / "val")
+            onnx.with_suffix(".calib.json").write_text(json.dumps(cal, indent=1) + "\n")
+            typer.echo(f"calibration {cal}")
     except (NertzError, ValueError) as e:
         _fail(e)

@@ -1,0 +1,208 @@
+"""Rectified cards: quad order, the upright warp, jittered quads, oriented-box labels and decoding,
+the rectified-card classifier's entry point (``CardRecognizer.identify_quads``)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from nertz.datasets.export import (CARD_CLASSES, jitter_quad, order_quad, rectify_card, visible_quads,
+                                   write_dataset)
+from nertz.vision.detect import (IDENTIFIER_ONNX, OBB_ONNX, CardRecognizer, Detections, decode_obb, default_detector,
+                                 refine_quad, whole_card)
+from nertz.vision.evaluate import calibration_error, corner_error
+
+
+def _rot(q: np.ndarray, deg: float, c=(100.0, 100.0)) -> np.ndarray:
+    a = math.radians(deg)
+    m = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return (np.asarray(q, float) - c) @ m.T + c
+
+
+CARD = np.array([[70, 55], [130, 55], [130, 145], [70, 145]], float)  # portrait, 60 x 90
+
+
+def test_order_quad_is_clockwise_from_the_top_left_whatever_the_input_order():
+    q = CARD[[2, 0, 3, 1]]
+    np.testing.assert_allclose(order_quad(q), CARD)
+    np.testing.assert_allclose(order_quad(CARD[::-1]), CARD)  # counter-clockwise in
+    r = order_quad(_rot(CARD, 30))
+    # clockwise in image coordinates (y down): positive shoelace sum
+    x, y = r[:, 0], r[:, 1]
+    assert np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) > 0
+    assert np.argmin(r.sum(axis=1)) == 0
+
+
+def _card_image() -> np.ndarray:
+    """A 200 x 200 grey image with a white portrait card whose top-left quarter is red."""
+    img = np.full((200, 200, 3), 60, np.uint8)
+    cv2.fillConvexPoly(img, CARD.astype(np.int32), (255, 255, 255))
+    cv2.rectangle(img, (70, 55), (100, 100), (0, 0, 255), -1)
+    return img
+
+
+def test_rectify_card_warps_the_quad_upright_and_never_mirrors():
+    img = _card_image()
+    out = rectify_card(img, CARD, 64)
+    assert out.shape == (64, 64, 3) and out.dtype == np.uint8
+    assert out[10, 10, 2] > 200 and out[10, 10, 0] < 50  # red top-left
+    assert out[50, 50].min() > 200  # white elsewhere
+    # the same card turned by 90 degrees in the image: landscape -> turned back to portrait,
+    # the red corner lands in the top-left or (180-degree ambiguity) the bottom-right
+    m = cv2.getRotationMatrix2D((100, 100), -90, 1.0)
+    turned = cv2.warpAffine(img, m, (200, 200), borderValue=(60, 60, 60))
+    q = order_quad(np.column_stack([CARD, np.ones(4)]) @ m.T)
+    out2 = rectify_card(turned, q, 64)
+    red = out2[..., 2].astype(int) - out2[..., 0]
+    tl, br = red[4:20, 4:20].mean(), red[44:60, 44:60].mean()
+    tr, bl = red[4:20, 44:60].mean(), red[44:60, 4:20].mean()
+    assert max(tl, br) > 150 and max(tr, bl) < 50  # turned, not mirrored
+
+
+def test_rectify_card_rejects_bad_quads():
+    with pytest.raises(ValueError, match="4 finite"):
+        rectify_card(_card_image(), np.zeros((3, 2)), 64)
+    with pytest.raises(ValueError, match="4 finite"):
+        rectify_card(_card_image(), np.full((4, 2), np.nan), 64)
+
+
+def test_jitter_quad_is_reproducible_and_small():
+    a = jitter_quad(CARD, np.random.default_rng(1), corner=0.03)
+    b = jitter_quad(CARD, np.random.default_rng(1), corner=0.03)
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(a - CARD).max() < 0.2 * 60
+
+
+def test_visible_quads_gives_whole_cards_their_quad_and_covered_ones_a_rectangle():
+    top = CARD + [0, 60]  # a card lying over the lower third of another (a cascade)
+    labels = {"cards": [{"quad": CARD.tolist()}, {"quad": top.tolist()}]}
+    out = {i: (q, share) for i, q, share in visible_quads(labels, 200, 240)}
+    np.testing.assert_allclose(out[1][0], order_quad(top), atol=1e-4)
+    q0 = out[0][0]
+    assert out[0][1] == pytest.approx(1.0)
+    np.testing.assert_allclose(q0, [[70, 55], [131, 55], [131, 115], [70, 115]], atol=1.5)
+    turned = {"cards": [{"quad": CARD.tolist()}, {"quad": _rot(CARD, 20).tolist()}]}
+    np.testing.assert_allclose(dict((i, q) for i, q, _ in visible_quads(turned, 200, 240))[1],
+                               order_quad(_rot(CARD, 20)), atol=1e-4)
+    # clipped to a window: only the part inside counts
+    part = {i: share for i, _, share in visible_quads(labels, 200, 240, window=(0, 0, 100, 240))}
+    assert 0.2 < part[1] < 0.8
+
+
+def test_decode_obb_returns_ordered_quads_and_suppresses_duplicates():
+    out = np.zeros((1, 8, 3), np.float32)  # 3 classes + angle, 3 anchors
+    out[0, :4, 0] = [100, 60, 40, 60]
+    out[0, 4, 0] = 0.9
+    out[0, 7, 0] = math.radians(30)
+    out[0, :4, 1] = [101, 60, 40, 60]  # duplicate
+    out[0, 4, 1] = 0.8
+    out[0, 7, 1] = math.radians(30)
+    out[0, :4, 2] = [300, 300, 20, 20]
+    out[0, 6, 2] = 0.2  # below threshold
+    quads, score, cls = decode_obb(out, 0.5, conf=0.25, iou=0.5)
+    assert quads.shape == (1, 4, 2) and cls.tolist() == [0]
+    np.testing.assert_allclose(quads[0].mean(axis=0), [200, 120], atol=1e-3)
+    sides = np.linalg.norm(quads[0] - np.roll(quads[0], 1, axis=0), axis=1)
+    np.testing.assert_allclose(sorted(sides), [80, 80, 120, 120], atol=1e-3)
+    d = Detections.from_quads(quads, score, cls)
+    assert d.whole.tolist() == [True]  # 120 / 80 = 1.5: a card's shape
+    np.testing.assert_allclose(d.boxes[0], [*quads[0].min(axis=0), *quads[0].max(axis=0)])
+    assert len(d[np.array([0])]) == 1
+
+
+def test_whole_card_tells_cards_from_strips():
+    strip = np.array([[0, 0], [60, 0], [60, 20], [0, 20]], float)
+    tilted = np.array([[0, 0], [60, 0], [60, 70], [0, 70]], float)  # foreshortened by ~0.8
+    assert whole_card(np.stack([CARD, strip, tilted])).tolist() == [True, False, True]
+
+
+def test_refine_quad_finds_the_card_edges_near_a_rough_quad():
+    truth = _rot(CARD, 25)
+    img = np.full((200, 200, 3), 50, np.uint8)
+    cv2.fillConvexPoly(img, np.round(truth * 16).astype(np.int32), (235, 235, 235), cv2.LINE_AA, 4)
+    rough = _rot(CARD, 28)
+    rough = (rough - rough.mean(axis=0)) * 1.06 + rough.mean(axis=0) + [2, -1]
+    new, ok = refine_quad(img, order_quad(rough))
+    assert ok
+    assert corner_error(new, truth) < 1.0 < corner_error(rough, truth)
+    # nothing to fit (a flat image): the rough quad comes back
+    same, ok = refine_quad(np.full((200, 200, 3), 90, np.uint8), order_quad(rough))
+    assert not ok
+    np.testing.assert_allclose(same, order_quad(rough), atol=1e-4)
+
+
+def test_corner_error_and_calibration_error():
+    assert corner_error(np.roll(CARD, 1, axis=0), CARD) == pytest.approx(0.0)
+    assert corner_error(CARD + [3, 4], CARD) == pytest.approx(5.0)
+    assert calibration_error(np.array([1.0, 1.0]), np.array([True, True])) == pytest.approx(0.0)
+    assert calibration_error(np.array([0.9, 0.9]), np.array([True, False])) == pytest.approx(0.4)
+
+
+def test_card_and_obb_sets_are_written(tmp_path):
+    out = write_dataset("card", 4, 5, tmp_path / "card", crop=32, frames_per_scene=1, cards_per_frame=4,
+                        resolution=(480, 270), val_every=1000)
+    pngs = list(out.glob("*/*/*.png"))
+    assert 1 <= len(pngs) <= 4
+    assert {p.parent.name for p in pngs} <= set(CARD_CLASSES)
+    assert cv2.imread(str(pngs[0])).shape == (32, 32, 3)
+    yaml = write_dataset("obb", 1, 5, tmp_path / "obb", imgsz=128, frames_per_scene=1, crops_per_frame=1,
+                         resolution=(480, 270), val_every=1000)
+    lines = [ln.split() for ln in next((yaml.parent / "labels").glob("*/*.txt")).read_text().splitlines()]
+    assert lines and all(len(v) == 9 and v[0] in "012" for v in lines)
+    assert all(0.0 <= float(x) <= 1.0 for v in lines for x in v[1:])
+
+
+@pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
+def test_card_set_can_take_the_detectors_quads(tmp_path):
+    out = write_dataset("card", 8, 5, tmp_path / "card", crop=32, frames_per_scene=1, cards_per_frame=8,
+                        resolution=(960, 540), val_every=1000, detector_quads=str(OBB_ONNX))
+    pngs = list(out.glob("*/*/*.png"))
+    assert 1 <= len(pngs) <= 8 and {p.parent.name for p in pngs} <= set(CARD_CLASSES)
+
+
+# --- the shipped rectified-card classifier ---------------------------------------------------------
+needs_id = pytest.mark.skipif(not IDENTIFIER_ONNX.is_file(), reason="rectified-card classifier not shipped")
+
+
+@pytest.fixture(scope="module")
+def frame_and_cards():
+    from nertz.datasets.render import make_scene, render_frame
+    from nertz.datasets.sim import SimSettings, simulate_round
+
+    rnd = simulate_round(SimSettings(players=2), 3)
+    scene = make_scene(rnd.table["players"], 11, resolution=(960, 540), tilt_deg=10.0)
+    frame, lab = render_frame(scene, rnd.state_at(rnd.duration * 0.5))
+    return frame, [c for c in lab["cards"] if c["face_up"] and c["visible"] >= 0.95]
+
+
+@needs_id
+def test_identify_quads_names_whole_cards_from_their_quads(frame_and_cards):
+    frame, cards = frame_and_cards
+    rec = CardRecognizer(detector=default_detector(), table=None)
+    quads = np.array([c["quad"] for c in cards], np.float32)
+    labels, prob = rec.identify_quads(frame, quads)
+    assert labels.shape == prob.shape == (len(cards),)
+    right = np.mean([a == c["card"] for a, c in zip(labels, cards)])
+    assert right >= 0.8
+    assert np.all((prob > 0) & (prob <= 1))
+    p = rec.quad_probabilities(frame, quads)
+    assert p.shape == (len(cards), len(rec.card_names)) and np.allclose(p.sum(axis=1), 1, atol=1e-4)
+    # the start corner and direction of the quads do not matter
+    labels2, _ = rec.identify_quads(frame, quads[:, ::-1])
+    assert (labels2 == labels).mean() >= 0.9
+    assert rec.identify_quads(frame, np.zeros((0, 4, 2), np.float32))[0].shape == (0,)
+    with pytest.raises(ValueError, match=r"\(N, 4, 2\)"):
+        rec.identify_quads(frame, np.zeros((2, 3, 2), np.float32))
+
+
+@needs_id
+def test_full_pipeline_gives_card_shaped_quads(frame_and_cards):
+    frame, cards = frame_and_cards
+    rec = CardRecognizer(table=None)
+    det = rec(frame)
+    faces = det[det.class_id == 0]
+    said = set(faces.labels[faces.whole].tolist())
+    assert len(said & {c["card"] for c in cards}) >= 0.5 * len(cards)
