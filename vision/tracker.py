@@ -21,7 +21,8 @@ hand boxes. Three state machines run on these looks:
   confident play, none or several give a play with a low confidence (a review for the referee),
   and two players losing the same card at once give two plays (a contested play). A card no
   zone saw vanish is given, with confidence 0.4 at most, to the player whose zone is nearest to
-  the hand that was over it; a card nothing points to is still reported (the pile must not lose
+  the hand that was over it (before that: a card read with low confidence that left a zone just
+  before, confidence 0.6 at most); a card nothing points to is still reported (the pile must not lose
   it) for the player whose zone is nearest, with confidence 0.2, for review.
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
@@ -133,6 +134,11 @@ class TrackerSettings:
         vanish_window: seconds before a landing in which the card must have vanished from a
             zone to be that zone's player's.
         min_prob: sightings whose label probability is below this are ignored.
+        zone_strips: zones track strips of covered cards too (False: whole cards only, the
+            ones a play can come from; strips are named by a weaker classifier).
+        same_card_is_same: the pile's top card seen again, moved, is the same card (True), not
+            a second copy put on it (False; with measured quads the pose jitter made false
+            second copies, and contested copies are found from the zones anyway).
         zone_confirm: a card seen in a zone in fewer looks than this may be a misreading: it
             loses to better-seen candidates and cannot make a contested play.
         contest_window: two zones whose copies of a card were last seen within this many
@@ -152,6 +158,8 @@ class TrackerSettings:
     gone_after: float = 1.5
     vanish_window: float = 4.0
     min_prob: float = 0.3
+    same_card_is_same: bool = True
+    zone_strips: bool = False
     zone_confirm: int = 2
     contest_window: float = 0.5
     return_window: float = 2.0
@@ -284,9 +292,12 @@ class PileTracker:
             p.last_seen_t = look.t
             if s.hidden > st.max_hidden:
                 continue
-            if s.label == p.top.label and self._same_pose(s.quad, p.top.quad):
+            if s.label == p.top.label and (self.settings.same_card_is_same or self._same_pose(s.quad, p.top.quad)):
+                # the same card on top (a second copy of it is not told apart by its pose: see
+                # ``same_card_is_same``; contested copies are found from the zones)
                 p.pending = None
                 p.last_state_frame = look.frame
+                p.top.quad = s.quad
                 continue
             pend = p.pending
             if pend is not None and pend.label == s.label and self._same_pose(s.quad, pend.quad):
@@ -362,6 +373,7 @@ class _ZoneCard:
     used: bool = False
     seen: int = 1
     came_back: tuple[float, int] | None = None  # (gone_t, looks seen before) of a card back in its zone
+    prob: float = 1.0  # the best label probability it was seen with
 
 
 class ZoneTracker:
@@ -392,10 +404,11 @@ class ZoneTracker:
                 zc = zone.get(s.label)
                 if zc is None or zc.gone_t is not None or zc.used:
                     came_back = (zc.gone_t, zc.seen) if zc is not None and zc.gone_t is not None else None
-                    zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back)
+                    zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob)
                 else:
                     zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
                     zc.seen += 1
+                    zc.prob = max(zc.prob, s.prob)
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
                     back.append((name, s.label, zc.came_back[0], zc.came_back[1]))
@@ -419,6 +432,19 @@ class ZoneTracker:
             if t - window <= zc.gone_t <= t + 0.5:
                 out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
+
+    def uncertain_vanished(self, t: float, window: float, below: float) -> list[tuple[str, str, float]]:
+        """Cards read with a probability under ``below`` (whatever their label) that left a
+        zone in ``[t - window, t + 0.5]``: ``(player, label read, time last seen)``, latest
+        first. A misread card leaving just before an unexplained landing is its likely source."""
+        out = []
+        for name, zone in self.cards.items():
+            for label, zc in zone.items():
+                if zc.used or zc.gone_t is None or zc.prob >= below:
+                    continue
+                if t - window <= zc.gone_t <= t + 0.5:
+                    out.append((name, label, zc.last_seen_t))
+        return sorted(out, key=lambda x: -x[2])
 
     def unseen_since(self, label: str, t: float, window: float) -> list[tuple[str, float, int]]:
         """Players whose zone showed ``label`` in ``[t - window, t]`` and has not shown it
@@ -510,7 +536,7 @@ class RoundTracker:
             w = self.where(s)
             if w == "shared":
                 shared.append(s)
-            elif w is not None:
+            elif w is not None and (s.whole or self.settings.zone_strips):
                 by_zone.setdefault(w, []).append(s)
         returned = self.zone_cards.update(look, by_zone)
         self._recent_hands.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4)))
@@ -654,6 +680,11 @@ class RoundTracker:
             name = hidden[0][0]
             self.zone_cards.use(name, cand.label)
             return [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)]
+        misread = self.zone_cards.uncertain_vanished(t, 1.5, 0.6)
+        if misread:
+            name, label, _ = misread[0]
+            self.zone_cards.use(name, label)
+            return [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)]
         guess = self.hand_owner(cand) if self.hand_owner else self._hand_guess(cand)
         if guess is not None:
             return [(guess[0], min(guess[1], 0.6) * prob, 0.0)]
