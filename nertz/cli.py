@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
+from nertz.datasets import bundled_file
 from nertz.referee.errors import NertzError
 from nertz.referee.files import load_round, read_table
 from nertz.referee.match import Match
@@ -35,15 +35,12 @@ EXAMPLE_ROUND = "club-night"
 
 
 def example_path(name: str, filename: str) -> Path:
-    """The path of a file of a bundled example round.
+    """The path of a file of a bundled example round (``datasets/examples/<name>/<filename>``).
 
     Raises:
         NertzError: no such example file (a broken install).
     """
-    path = Path(str(resources.files("nertz.datasets").joinpath("examples", name, filename)))
-    if not path.is_file():
-        raise NertzError(f"the bundled example {name}/{filename} is missing: reinstall nertz-referee")
-    return path
+    return bundled_file("examples", name, filename)
 
 
 def fail(message: str) -> NoReturn:

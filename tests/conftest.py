@@ -42,3 +42,23 @@ def verdicts(game: Round) -> list[tuple[str, str, str]]:
 @pytest.fixture
 def table() -> Table:
     return make_table()
+
+
+def cut_sample_clip(path: "os.PathLike[str] | str", frames: int) -> None:
+    """Write the first ``frames`` frames of the bundled sample round's video to ``path``
+    (mp4v, 1280 x 720, 30 fps): short clips for the camera-pipeline tests."""
+    from pathlib import Path
+
+    import cv2
+
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p" / "clip.mp4"
+    cap = cv2.VideoCapture(str(sample))
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
+    try:
+        for _ in range(frames):
+            ok, frame = cap.read()
+            assert ok, "the sample clip is shorter than asked"
+            w.write(frame)
+    finally:
+        w.release()
+        cap.release()

@@ -7,8 +7,8 @@ import threading
 import time
 from pathlib import Path
 
-import cv2
 import pytest
+from conftest import cut_sample_clip
 
 from nertz.referee.errors import NertzError
 from nertz.referee.service.live import LiveReferee
@@ -23,13 +23,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "roun
 def clip(tmp_path_factory) -> Path:
     """The sample round's first 4 seconds (two plays), as an mp4v file."""
     path = tmp_path_factory.mktemp("cam") / "first4s.mp4"
-    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
-    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
-    for _ in range(120):
-        ok, frame = cap.read()
-        assert ok
-        w.write(frame)
-    w.release()
+    cut_sample_clip(path, 120)
     return path
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from conftest import cut_sample_clip
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
@@ -21,14 +22,7 @@ def nertz(*args: str) -> subprocess.CompletedProcess:
 def clip(tmp_path_factory) -> Path:
     """The sample round's first 6 seconds (3 plays), as an mp4v file."""
     path = tmp_path_factory.mktemp("clip") / "short.mp4"
-    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
-    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (1280, 720))
-    for _ in range(180):
-        ok, frame = cap.read()
-        assert ok
-        w.write(frame)
-    w.release()
-    cap.release()
+    cut_sample_clip(path, 180)
     return path
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
+from nertz.datasets import bundled_file
 from nertz.referee.errors import NertzError
 from nertz.referee.files import read_table
 from nertz.referee.report import format_scoreboard, format_time
@@ -28,15 +28,12 @@ SAMPLE_ROUND = "round-3p"
 
 
 def sample_path(filename: str, name: str = SAMPLE_ROUND) -> Path:
-    """A file of a bundled sample round.
+    """A file of a bundled sample round (``datasets/samples/<name>/<filename>``).
 
     Raises:
         NertzError: the file is missing (a broken install).
     """
-    p = Path(str(resources.files("nertz.datasets").joinpath("samples", name, filename)))
-    if not p.is_file():
-        raise NertzError(f"the bundled sample {name}/{filename} is missing: reinstall nertz-referee")
-    return p
+    return bundled_file("samples", name, filename)
 
 
 def parse_call(text: str) -> tuple[str, float]:
