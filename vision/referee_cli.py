@@ -154,6 +154,7 @@ def referee_command(
 
     def emit(m: dict[str, Any]) -> None:
         messages.append(m)
+        del messages[:-50]  # the overlay shows the last few seconds only
         line = json.dumps(m, ensure_ascii=False) if as_json else describe(m)
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
