@@ -41,6 +41,7 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
     from .sources import open_source
 
     tbl = read_table(table)
+    load_before = os.getloadavg()[0]
     rec = CardRecognizer(table=tbl)
     with open_source(source) as src:
         pipe = RefereePipeline(tbl, ModelObserver(rec), stride=stride, fps=src.fps or 30.0)
@@ -48,7 +49,7 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
         pipe.run(frames)
         size = src.size
     out = pipe.stats.summary()
-    out.update({"cores": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2), "stride": stride,
+    out.update({"cores": os.cpu_count(), "load_1min": round(load_before, 2), "stride": stride,
                 "frame_size": f"{size[0]}x{size[1]}", "plays": sum(e["type"] == "play" for e in pipe.events)})
     return out
 
@@ -81,7 +82,7 @@ def bench_command(
         typer.echo(json.dumps(figures))
         return
     f = figures
-    typer.echo(f"machine: {f['cores']} cores, load average {f['load_1min']} (figures are only meaningful when idle)")
+    typer.echo(f"machine: {f['cores']} cores, load average {f['load_1min']} before the run (figures are only meaningful when idle)")
     typer.echo(f"video: {f['frame_size']}, {f['frames']} frames, {f['media_s']} s of media; looked at 1 frame in "
                f"{f['stride']} ({f['looks']} looks)")
     typer.echo(f"processing: {f['wall_s']} s = {f['realtime_ratio']} x media time "

@@ -50,15 +50,17 @@ class ModelObserver:
             ``detect(frame)`` and ``identify(frame, det)``).
         reuse_iou: minimum box IoU with a named face of the previous look to keep its name.
         reuse_diff: maximum mean absolute grey difference (0..255) of the box's pixels.
+        top_k: whole cards carry their ``top_k - 1`` runners-up (``Sighting.alts``).
 
     Attributes:
         classified: faces classified so far; reused: faces whose name was kept.
     """
 
-    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0) -> None:
+    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0, top_k: int = 3) -> None:
         self.recognizer = recognizer
+        self.top_k = top_k
         self.reuse_iou, self.reuse_diff = reuse_iou, reuse_diff
-        self._prev: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] | None = None
+        self._prev: tuple[np.ndarray, np.ndarray, list[str], list, np.ndarray] | None = None
         self.classified = 0
         self.reused = 0
 
@@ -67,9 +69,10 @@ class ModelObserver:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         faces = np.nonzero(det.class_id == 0)[0]
         todo = []
+        alts: dict[int, tuple[tuple[str, float], ...]] = {}
         for i in faces:
             if self._prev is not None and len(self._prev[0]):
-                boxes, probs, labels, pgray = self._prev
+                boxes, probs, labels, prev_alts, pgray = self._prev
                 ious = _iou(det.boxes[i], boxes)
                 j = int(ious.argmax())
                 if ious[j] >= self.reuse_iou:
@@ -78,21 +81,37 @@ class ModelObserver:
                     b = pgray[max(y0, 0):y1, max(x0, 0):x1].astype(np.int16)
                     if a.size and float(np.abs(a - b).mean()) <= self.reuse_diff:
                         det.labels[i], det.label_confidence[i] = labels[j], probs[j]
+                        alts[int(i)] = prev_alts[j]
                         self.reused += 1
                         continue
             todo.append(i)
+        whole = getattr(det, "whole", None)
         if todo:
-            sub = det[np.array(todo)]
-            self.recognizer.identify(frame, sub)
-            det.labels[todo] = sub.labels
-            det.label_confidence[todo] = sub.label_confidence
+            todo_a = np.array(todo)
+            by_quad = todo_a[whole[todo_a]] if whole is not None and hasattr(self.recognizer, "quad_probabilities") \
+                else todo_a[:0]
+            rest = np.setdiff1d(todo_a, by_quad)
+            if len(by_quad):
+                # whole cards: the full probabilities, so the tracker also knows the runners-up
+                p = self.recognizer.quad_probabilities(frame, det.quads[by_quad], getattr(det, "raw_quads", det.quads)[by_quad])
+                names = self.recognizer.card_names
+                order = np.argsort(-p, axis=1)[:, : self.top_k]
+                for r, i in enumerate(by_quad):
+                    det.labels[i] = names[order[r, 0]]
+                    det.label_confidence[i] = p[r, order[r, 0]]
+                    alts[int(i)] = tuple((names[k], float(p[r, k])) for k in order[r, 1:])
+            if len(rest):
+                sub = det[rest]
+                self.recognizer.identify(frame, sub)
+                det.labels[rest] = sub.labels
+                det.label_confidence[rest] = sub.label_confidence
             self.classified += len(todo)
         named = faces[[bool(det.labels[i]) for i in faces]] if len(faces) else faces
         self._prev = (det.boxes[named].copy(), det.label_confidence[named].copy(),
-                      [str(x) for x in det.labels[named]], gray)
-        whole = getattr(det, "whole", None)
+                      [str(x) for x in det.labels[named]], [alts.get(int(i), ()) for i in named], gray)
         sightings = [Sighting(str(det.labels[i]), float(det.label_confidence[i]), det.quads[i],
-                              whole=bool(whole[i]) if whole is not None else True) for i in named]
+                              whole=bool(whole[i]) if whole is not None else True, alts=alts.get(int(i), ()))
+                     for i in named]
         return Look(index, t, sightings, det.boxes[det.class_id == 2].astype(np.float32))
 
 

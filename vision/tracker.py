@@ -21,7 +21,8 @@ hand boxes. Three state machines run on these looks:
   confident play, none or several give a play with a low confidence (a review for the referee),
   and two players losing the same card at once give two plays (a contested play). A card no
   zone saw vanish is given, with confidence 0.4 at most, to the player whose zone is nearest to
-  the hand that was over it (before that: a card read with low confidence that left a zone just
+  the hand that was over it (before that: a card whose runner-up reading was this card, then a
+  card read with low confidence that left a zone just
   before, confidence 0.6 at most); a card nothing points to is still reported (the pile must not lose
   it) for the player whose zone is nearest, with confidence 0.2, for review.
 
@@ -81,6 +82,7 @@ class Sighting:
         hidden: fraction 0..1 of the card's box covered by a hand box.
         whole: the whole card shows (False: a strip of a covered card, e.g. in a cascaded
             work pile; such sightings count for a zone's presence, not for piles).
+        alts: the classifier's runners-up, ``(card, probability)``, best first (may be empty).
     """
 
     label: str
@@ -88,6 +90,7 @@ class Sighting:
     quad: np.ndarray
     hidden: float = 0.0
     whole: bool = True
+    alts: tuple[tuple[str, float], ...] = ()
 
     @property
     def box(self) -> np.ndarray:
@@ -374,6 +377,7 @@ class _ZoneCard:
     seen: int = 1
     came_back: tuple[float, int] | None = None  # (gone_t, looks seen before) of a card back in its zone
     prob: float = 1.0  # the best label probability it was seen with
+    alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
 
 
 class ZoneTracker:
@@ -404,11 +408,13 @@ class ZoneTracker:
                 zc = zone.get(s.label)
                 if zc is None or zc.gone_t is not None or zc.used:
                     came_back = (zc.gone_t, zc.seen) if zc is not None and zc.gone_t is not None else None
-                    zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob)
+                    zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob,
+                                                   alts=s.alts)
                 else:
                     zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
                     zc.seen += 1
                     zc.prob = max(zc.prob, s.prob)
+                    zc.alts = s.alts or zc.alts
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
                     back.append((name, s.label, zc.came_back[0], zc.came_back[1]))
@@ -432,6 +438,20 @@ class ZoneTracker:
             if t - window <= zc.gone_t <= t + 0.5:
                 out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
+
+    def runner_up_vanished(self, label: str, t: float, window: float, least: float) -> list[tuple[str, str, float]]:
+        """Cards read as something else but with ``label`` among their runners-up (probability
+        at least ``least``) that left a zone in ``[t - window, t + 0.5]``: ``(player, label
+        read, probability of ``label``)``, likeliest first."""
+        out = []
+        for name, zone in self.cards.items():
+            for read, zc in zone.items():
+                if zc.used or zc.gone_t is None or not (t - window <= zc.gone_t <= t + 0.5):
+                    continue
+                p = next((q for a, q in zc.alts if a == label), 0.0)
+                if p >= least:
+                    out.append((name, read, p))
+        return sorted(out, key=lambda x: -x[2])
 
     def uncertain_vanished(self, t: float, window: float, below: float) -> list[tuple[str, str, float]]:
         """Cards read with a probability under ``below`` (whatever their label) that left a
@@ -532,7 +552,7 @@ class RoundTracker:
         shared: list[Sighting] = []
         by_zone: dict[str, list[Sighting]] = {}
         for s in look.faces:
-            s = Sighting(s.label, s.prob, s.quad, boxes_overlap(s.box, look.hands), s.whole)
+            s = Sighting(s.label, s.prob, s.quad, boxes_overlap(s.box, look.hands), s.whole, s.alts)
             w = self.where(s)
             if w == "shared":
                 shared.append(s)
@@ -680,6 +700,12 @@ class RoundTracker:
             name = hidden[0][0]
             self.zone_cards.use(name, cand.label)
             return [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)]
+        runner = self.zone_cards.runner_up_vanished(cand.label, t, st.vanish_window, 0.05)
+        if runner:
+            # read as another card in its zone, this one the runner-up
+            name, read, p = runner[0]
+            self.zone_cards.use(name, read)
+            return [(name, min(0.7, 0.5 + p) * prob, 0.0)]
         misread = self.zone_cards.uncertain_vanished(t, 1.5, 0.6)
         if misread:
             name, label, _ = misread[0]
