@@ -17,14 +17,15 @@ hand boxes. Three state machines run on these looks:
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * attribution (:meth:`RoundTracker._attribute`): the owner of a new foundation card is the player
-  from whose zone that same card vanished just before it landed; one such player gives a
-  confident play, none or several give a play with a low confidence (a review for the referee),
-  and two players losing the same card at once give two plays (a contested play). A card no
-  zone saw vanish is given, with confidence 0.4 at most, to the player whose zone is nearest to
-  the hand that was over it (before that: a card whose runner-up reading was this card, then a
-  card read with low confidence that left a zone just
-  before, confidence 0.6 at most); a card nothing points to is still reported (the pile must not lose
-  it) for the player whose zone is nearest, with confidence 0.2, for review.
+  from whose zone that same card vanished just before it landed (confidence 0.97 x the
+  classifier's; the latest of several, 0.9 x). When no zone saw it vanish, in this order: a zone
+  that has not shown it since a hand covered its place (0.9 x), a zone card whose runner-up
+  reading was this card (0.7 x at most), a low-confidence card that left a zone just before
+  (0.6 x), the zone nearest the hand that was over the pile (0.4 x at most), and, so that the
+  pile does not lose the card, the zone nearest the pile (0.2 x, for review).
+* contested plays: the same card leaving two zones at once gives two plays; the second is held
+  until one copy comes back to its zone (that player was second: a collision and a take-back)
+  or ``hold`` seconds pass (a tie, both at the same time).
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
