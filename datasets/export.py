@@ -45,7 +45,7 @@ import dataclasses
 import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import cv2
 import numpy as np
@@ -378,8 +378,11 @@ def _roll(frame: np.ndarray, lab: dict, deg: float) -> tuple[np.ndarray, dict]:
     return out, dict(lab, cards=cards, hands=hands)
 
 
-def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
-    """Write the crops of scene ``index``; returns how many images were written."""
+def _crop_frames(index: int, seed: int, opts: dict) -> tuple[np.random.Generator, int, int, float, Iterator]:
+    """The set-up shared by the crop jobs (``kind="detect"`` and ``"obb"``): ``(rng, imgsz,
+    crops per frame, zoom probability, frames)``, the frames of scene ``index`` as ``(frame,
+    labels)``, each turned by a random angle with probability ``roll_p`` (no zoom for close-up
+    scenes). The generator draws from ``rng`` in the same order as the jobs did inline."""
     imgsz = int(opts.get("imgsz", 320))
     frames = int(opts.get("frames_per_scene", 3))
     crops = int(opts.get("crops_per_frame", 3))
@@ -389,11 +392,22 @@ def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     if close[0]:
         zoom_p = 0.0
     roll_p = float(opts.get("roll_p", 0.0))
+
+    def rolled() -> Iterator[tuple[np.ndarray, dict]]:
+        for frame, lab in rendered:
+            if roll_p > 0 and rng.random() < roll_p:
+                frame, lab = _roll(frame, lab, float(rng.uniform(-180, 180)))
+            yield frame, lab
+
+    return rng, imgsz, crops, zoom_p, rolled()
+
+
+def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the crops of scene ``index``; returns how many images were written."""
+    rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         H, W = frame.shape[:2]
-        if roll_p > 0 and rng.random() < roll_p:
-            frame, lab = _roll(frame, lab, float(rng.uniform(-180, 180)))
         objs: list[tuple[int, np.ndarray]] = []
         for i, box, frac in visible_boxes(lab, W, H):
             c = lab["cards"][i]
@@ -464,20 +478,10 @@ def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     OBB format ``class x1 y1 x2 y2 x3 y3 x4 y4``, normalised); returns how many were written.
     Crops as in :func:`_detect_job`; a card's label is its quad when it is whole, else the
     minimum-area rectangle of its visible part (:func:`visible_quads`), hands their boxes."""
-    imgsz = int(opts.get("imgsz", 320))
-    frames = int(opts.get("frames_per_scene", 3))
-    crops = int(opts.get("crops_per_frame", 3))
-    zoom_p = float(opts.get("zoom_p", 0.35))
-    close = [False]
-    rng, rendered = _frames(index, seed, frames, opts, close)
-    if close[0]:
-        zoom_p = 0.0
-    roll_p = float(opts.get("roll_p", 0.0))
+    rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         H, W = frame.shape[:2]
-        if roll_p > 0 and rng.random() < roll_p:
-            frame, lab = _roll(frame, lab, float(rng.uniform(-180, 180)))
         full = {i: frac for i, _, frac in visible_boxes(lab, W, H)}
         keep = {i for i, frac in full.items()
                 if not (lab["cards"][i]["visible"] < 0.5 * frac and lab["cards"][i]["visible"] < 0.3)}
