@@ -211,3 +211,28 @@ def test_pipeline_with_the_shipped_models_finds_most_of_the_first_plays():
     assert r["plays"] == 5
     assert r["found_card_pile"] >= 4, r
     assert r["right_owner"] >= 4, r
+
+
+def _look_with_alts(s: Stream, *faces: tuple[str, float, tuple, np.ndarray]) -> None:
+    look = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q, alts=alts) for lbl, p, alts, q in faces])
+    s.frame += 3
+    s.events += s.tracker.update(look)
+
+
+def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
+    s = Stream()
+    pile = card(500, 300)
+    for _ in range(3):   # a new pile read as 4C, the ace of clubs a close runner-up: the ace
+        _look_with_alts(s, ("4C", 0.45, (("AC", 0.3), ("7C", 0.1)), pile))
+    for _ in range(3):   # the next card read as 3C, 2C runner-up: the 2 of clubs
+        _look_with_alts(s, ("3C", 0.5, (("2C", 0.2),), pile))
+    for _ in range(3):   # a clearly seen 9 of spades: no prior turns it into the 3 of clubs
+        _look_with_alts(s, ("9S", 0.95, (("3C", 0.02),), pile))
+    assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC", "2C", "9S"]
+
+
+def test_with_no_prior_the_reading_stands():
+    s = Stream(TrackerSettings(rules_prior=1.0))
+    for _ in range(3):
+        _look_with_alts(s, ("4C", 0.45, (("AC", 0.3),), card(500, 300)))
+    assert [e["card"] for e in s.events if e["type"] == "play"] == ["4C"]

@@ -56,7 +56,7 @@ class ModelObserver:
         classified: faces classified so far; reused: faces whose name was kept.
     """
 
-    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0, top_k: int = 3) -> None:
+    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0, top_k: int = 5) -> None:
         self.recognizer = recognizer
         self.top_k = top_k
         self.reuse_iou, self.reuse_diff = reuse_iou, reuse_diff

@@ -66,8 +66,13 @@ def _collisions(table: Any, events: list[dict[str, Any]]) -> list[tuple]:
 
 
 def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]], fps: float = 30.0,
-            result_truth: dict | None = None, result_pred: dict | None = None) -> dict[str, Any]:
-    """Figures for one round (see the module docstring). Times in seconds."""
+            result_truth: dict | None = None, result_pred: dict | None = None,
+            how: dict[tuple[str, int, str], str] | None = None) -> dict[str, Any]:
+    """Figures for one round (see the module docstring). Times in seconds.
+
+    ``how`` maps a predicted play's ``(card, pile, player)`` to the attribution rule that
+    named its owner (:attr:`~nertz.vision.tracker.RoundTracker.attributions`); with it the
+    result also counts right and wrong owners per rule (``owner_by_rule``)."""
     tp, pp = _plays(truth), _plays(pred)
     mapping = _pile_map(pp, tp)
     pairs = []
@@ -99,10 +104,20 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         "missed": [f"{g['t']:.2f} {g['player']} {g['card']} pile {g['pile']}" for j, g in enumerate(tp) if j not in mj],
         "wrong_owner": [f"{g['t']:.2f} {g['card']} pile {g['pile']}: {g['player']} (said {p['player']})"
                         for p, g in matched if p["player"] != g["player"]],
+        "off_time": [f"{g['t']:.2f} {g['player']} {g['card']} pile {g['pile']}: {(p['t'] - g['t']) * fps:+.1f} frames"
+                     for p, g in matched if abs(p["t"] - g["t"]) > 2.0 / fps + 1e-6],
         "extras": [f"{p['t']:.2f} {p['player']} {p['card']} pile {p['pile']}->{mapping.get(p['pile'])}"
                    for i, p in enumerate(pp) if i not in mi],
     }
     del inv
+    if how is not None:
+        by_rule: dict[str, list[int]] = {}
+        for p, g in matched:
+            rule = how.get((p["card"], p["pile"], p["player"]), "other")
+            by_rule.setdefault(rule, [0, 0])[p["player"] != g["player"]] += 1
+        out["owner_by_rule"] = {k: {"right": v[0], "wrong": v[1]} for k, v in sorted(by_rule.items())}
+        out["wrong_owner"] = [f"{w} [{how.get((p['card'], p['pile'], p['player']), 'other')}]"
+                              for w, (p, g) in zip(out["wrong_owner"], [(p, g) for p, g in matched if p["player"] != g["player"]])]
     out["_pairs"] = matched
     if result_truth is not None and result_pred is not None:
         st = {n: v["score"] for n, v in result_truth["players"].items()}
@@ -143,7 +158,7 @@ def _latency_after_hand(pairs: list[tuple[dict, dict]], pipe: Any, labels: list[
 
 
 def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3,
-                   nertz_left_from_truth: bool = False) -> dict[str, Any]:
+                   nertz_left_from_truth: bool = False, settings: Any = None) -> dict[str, Any]:
     """Referee a rendered round and compare with its truth; returns :func:`compare`'s dict
     plus the pipeline's speed figures.
 
@@ -153,6 +168,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         stride: observe every ``stride``-th frame.
         nertz_left_from_truth: give the referee the true Nertz counts (the count from the
             end-of-round spread is not measured here).
+        settings: :class:`~nertz.vision.tracker.TrackerSettings` (default: the defaults).
 
     Raises:
         NertzError: missing or unreadable files.
@@ -175,12 +191,13 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         from .detect import CardRecognizer
         observer = ModelObserver(CardRecognizer(table=table))
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
-    pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls)
+    pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings)
     pipe.run(frames_of(cap, fps))
     cap.release()
     left = {e["player"]: e["count"] for e in truth if e.get("type") == "nertz_left"} if nertz_left_from_truth else None
     result_pred = pipe.finish(left)
-    out = compare(table, truth, pipe.events, fps, result_truth, result_pred)
+    how = {(card, pile, player): rule for _, card, pile, player, rule in pipe.tracker.attributions}
+    out = compare(table, truth, pipe.events, fps, result_truth, result_pred, how)
     lat = _latency_after_hand(out.pop("_pairs"), pipe, read_labels(d / "labels.jsonl.gz"), fps)
     out["speed"] = pipe.stats.summary()
     if lat:
@@ -203,11 +220,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stride", type=int, default=3)
     ap.add_argument("--true-counts", action="store_true", help="give the referee the true Nertz counts")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="a TrackerSettings field, e.g. --set rules_prior=1 (repeatable)")
     a = ap.parse_args(argv)
+    from .tracker import TrackerSettings
+
+    try:
+        fields = {f: type(getattr(TrackerSettings(), f)) for f in TrackerSettings.__dataclass_fields__}
+        kv = dict(x.split("=", 1) for x in a.set)
+        bad = sorted(set(kv) - set(fields))
+        if bad:
+            raise ValueError(f"unknown settings {bad}; known: {sorted(fields)}")
+        settings = TrackerSettings(**{k: (v.lower() in ("1", "true", "yes")) if fields[k] is bool else fields[k](v)
+                                      for k, v in kv.items()})
+    except ValueError as exc:
+        print(f"error: --set: {exc}", file=sys.stderr)
+        return 2
     tot: Counter = Counter()
     try:
         for r in a.rounds:
-            res = evaluate_round(r, a.labels, a.stride, a.true_counts)
+            res = evaluate_round(r, a.labels, a.stride, a.true_counts, settings)
             if a.json:
                 print(json.dumps({"round": r, **res}))
             else:
@@ -216,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"extra {res['extra']} | dt median {res['dt_median_s']} | collisions {res['collisions_right']}/"
                       f"{res['collisions']} (predicted {res['collisions_predicted']}) | scores exact "
                       f"{res.get('scores_exact')} {res.get('scores_pred')} vs {res.get('scores_truth')} | {res['speed']}")
-                for k in ("missed", "wrong_owner", "extras"):
+                if "owner_by_rule" in res:
+                    print(f"    owner by rule: {res['owner_by_rule']}")
+                for k in ("missed", "wrong_owner", "off_time", "extras"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
             for k in ("plays", "predicted", "found_card_pile", "right_owner", "within_two_frames", "all_right",

@@ -13,16 +13,26 @@ hand boxes. Three state machines run on these looks:
   that matches no pile and stays put for ``confirm`` looks, away from hands, opens a pile; a
   different top card on a pile, seen the same way, is a new card on it; the card that was under
   the top coming back is a take-back. A pile not seen for ``gone_after`` seconds while nothing
-  hides its place has left the area (a completed pile set aside).
+  hides its place has left the area (a completed pile set aside). The rules are a prior on what
+  is read there, never a substitute (``shared/DESIGN.md``): a reading whose runner-up is the
+  card that may legally come next (an ace, for a new pile) becomes that card only when the
+  runner-up's probability times ``rules_prior`` beats the reading's.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
-* attribution (:meth:`RoundTracker._attribute`): the owner of a new foundation card is the player
-  from whose zone that same card vanished just before it landed (confidence 0.97 x the
-  classifier's; the latest of several, 0.9 x). When no zone saw it vanish, in this order: a zone
-  that has not shown it since a hand covered its place (0.9 x), a zone card whose runner-up
-  reading was this card (0.7 x at most), a low-confidence card that left a zone just before
-  (0.6 x), the zone nearest the hand that was over the pile (0.4 x at most), and, so that the
-  pile does not lose the card, the zone nearest the pile (0.2 x, for review).
+* :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
+  zone it was last in outside the shared area.
+* attribution (:meth:`RoundTracker._attribute`, recorded in :attr:`RoundTracker.attributions`):
+  the owner of a new foundation card is the player from whose zone that same card vanished just
+  before it landed (confidence 0.97 x the classifier's; the latest of several, 0.9 x; a copy
+  gone at most ``stale_vanish`` seconds before the landing before one gone earlier, and a copy
+  seen in several looks before one seen once). A copy gone long before loses to the hand track
+  when the hand that laid the card down came from another zone (0.6 x). When no zone saw it
+  vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
+  the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
+  card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
+  seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
+  (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
+  (0.2 x, for review).
 * contested plays: the same card leaving two zones at once gives two plays; the second is held
   until one copy comes back to its zone (that player was second: a collision and a take-back)
   or ``hold`` seconds pass (a tie, both at the same time).
@@ -39,7 +49,10 @@ from typing import Any, Callable, Sequence
 import cv2
 import numpy as np
 
+from nertz.referee.cards import Card
 from nertz.referee.table import Table
+
+from .hands import HandTracker
 
 __all__ = ["Sighting", "Look", "PileTracker", "ZoneTracker", "RoundTracker", "TrackerSettings",
            "PlayCandidate", "quad_pose", "boxes_overlap"]
@@ -153,6 +166,15 @@ class TrackerSettings:
         infer_take_backs: use that inference (:meth:`RoundTracker._taken_back`).
         hold: seconds the second play of a contested pair is held back, waiting for one of the
             two copies to come back to its zone (which says who was second).
+        rules_prior: how many times likelier the card that may legally land on a pile (the
+            next of its suit; an ace for a new pile) is than any one other card, before the
+            classifier's reading (``shared/DESIGN.md``: the rules as a prior, never as a
+            substitute for seeing). A reading switches to that card only when the card is among
+            its runners-up with ``probability * rules_prior`` above the reading's own; an
+            illegal card read clearly stays illegal. 1 turns the prior off.
+        stale_vanish: a zone's copy last seen more than this many seconds before the landing
+            loses to the hand track when the hand that laid the card down came from another
+            zone (:mod:`nertz.vision.hands`).
     """
 
     confirm: int = 2
@@ -169,6 +191,8 @@ class TrackerSettings:
     return_window: float = 2.0
     hold: float = 1.5
     infer_take_backs: bool = True
+    stale_vanish: float = 1.5
+    rules_prior: float = 10.0
 
 
 @dataclass
@@ -231,6 +255,34 @@ class PlayCandidate:
     prob: float
 
 
+def _with_prior(s: Sighting, expected: Sequence[str], ratio: float) -> Sighting:
+    """``s`` read as the likeliest of ``expected`` (cards that may legally come next) when its
+    runner-up probability times ``ratio`` beats the reading's own probability (Bayes with a
+    prior ``ratio`` times higher for the expected cards); else ``s`` unchanged. The returned
+    probability is the posterior share of the two."""
+    if ratio <= 1.0 or not expected or s.label in expected:
+        return s
+    best = max(((q, a) for a, q in s.alts if a in expected), default=None)
+    if best is None or best[0] * ratio <= s.prob:
+        return s
+    q, label = best
+    alts = tuple((a, x) for a, x in ((s.label, s.prob), *s.alts) if a != label)
+    return Sighting(label, q * ratio / (q * ratio + s.prob), s.quad, s.hidden, s.whole, alts)
+
+
+_ACES = ("AS", "AH", "AD", "AC")
+
+
+def _next_on(label: str) -> tuple[str, ...]:
+    """The cards that may legally go on a foundation showing ``label`` (none on a king, or on a
+    joker whose declared identity the tracker does not know)."""
+    try:
+        nxt = Card.parse(label).next_up()
+    except ValueError:
+        return ()
+    return (str(nxt),) if nxt is not None else ()
+
+
 class PileTracker:
     """The foundations in the shared area (see the module docstring).
 
@@ -278,9 +330,9 @@ class PileTracker:
                 continue
             p = self._match(s)
             if p is None:
-                unmatched.append(s)
+                unmatched.append(_with_prior(s, _ACES, st.rules_prior))
             elif p.id not in seen:
-                seen[p.id] = s
+                seen[p.id] = s if s.label == p.top.label else _with_prior(s, _next_on(p.top.label), st.rules_prior)
         for p in self.piles:
             if p.gone:
                 continue
@@ -525,6 +577,10 @@ class RoundTracker:
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
+        self.hand_tracks = HandTracker(table.zones, table.shared_area)
+        self.attributions: list[tuple[float, str, int, str, str]] = []
+        """Every attribution made: ``(t, card, pile, player, how)``, ``how`` naming the rule of
+        the attribution order (module docstring) that decided it; for evaluation and review."""
 
     def pile_tops(self) -> list[tuple[int, str, np.ndarray, str | None]]:
         """The piles still in the shared area: ``(pile, top card, (4, 2) quad in pixels, owner
@@ -559,8 +615,9 @@ class RoundTracker:
                 shared.append(s)
             elif w is not None and (s.whole or self.settings.zone_strips):
                 by_zone.setdefault(w, []).append(s)
-        returned = self.zone_cards.update(look, by_zone)
         self._recent_hands.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4)))
+        self.hand_tracks.update(look.frame, look.t, look.hands)
+        returned = self.zone_cards.update(look, by_zone)
         events: list[dict[str, Any]] = []
         for cand in self.piles.update(look, shared):
             t = self.arrival(cand) if self.arrival else cand.t_seen
@@ -688,36 +745,61 @@ class RoundTracker:
             a, b = sure[1], sure[0]
             for name, _, _ in (a, b):
                 self.zone_cards.use(name, cand.label)
-            return [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, 0.0)]
-        if found:
-            # the zone that lost it last (others lost theirs earlier: moved, or covered), a
-            # card seen in several looks before one seen once (perhaps a misreading)
-            name = (sure or found)[0][0]
+            return self._how(cand, t, "contested", [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, 0.0)])
+        track = self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
+        fresh = [f for f in found if t - f[1] <= st.stale_vanish]
+        pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or sure or [None])[0]
+        if pick is not None:
+            # the zone that lost it last (others lost theirs earlier: moved, or covered); a copy
+            # that left just before the landing before one that left long before, and a card
+            # seen in several looks before one seen once (perhaps a misreading)
+            name, last_seen, _ = pick
+            if t - last_seen > st.stale_vanish and track is not None and track[1] >= 0.8 and track[0] != name:
+                # it left long before the landing (covered by the player's own next card,
+                # more often than carried slowly) and the hand that laid it down came from
+                # another zone: that player's copy was not read in their zone
+                return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
             self.zone_cards.use(name, cand.label)
-            return [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)]
+            return self._how(cand, t, "vanished", [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)])
+        # only copies seen in a single look, long before: a misreading as likely as not, so
+        # weaker than a card hidden by a hand or the hand's track (used last but one, below)
         hidden = self.zone_cards.unseen_since(cand.label, t, st.vanish_window)
         if hidden:
             # not seen since it left (a hand still covers its place): the latest to show it
             name = hidden[0][0]
             self.zone_cards.use(name, cand.label)
-            return [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)]
+            return self._how(cand, t, "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)])
+        if track is not None and track[1] >= 0.8:
+            # the zone the hand that laid it down came from (before the weaker readings below)
+            return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
         runner = self.zone_cards.runner_up_vanished(cand.label, t, st.vanish_window, 0.05)
         if runner:
             # read as another card in its zone, this one the runner-up
             name, read, p = runner[0]
             self.zone_cards.use(name, read)
-            return [(name, min(0.7, 0.5 + p) * prob, 0.0)]
+            return self._how(cand, t, "runner_up", [(name, min(0.7, 0.5 + p) * prob, 0.0)])
         misread = self.zone_cards.uncertain_vanished(t, 1.5, 0.6)
         if misread:
             name, label, _ = misread[0]
             self.zone_cards.use(name, label)
-            return [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)]
-        guess = self.hand_owner(cand) if self.hand_owner else self._hand_guess(cand)
+            return self._how(cand, t, "uncertain",
+                             [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)])
+        if found:
+            name = found[0][0]
+            self.zone_cards.use(name, cand.label)
+            return self._how(cand, t, "vanished_weak", [(name, 0.5 * prob, 0.0)])
+        guess = self.hand_owner(cand) if self.hand_owner else (track or self._hand_guess(cand))
         if guess is not None:
-            return [(guess[0], min(guess[1], 0.6) * prob, 0.0)]
+            return self._how(cand, t, "hand", [(guess[0], min(guess[1], 0.6) * prob, 0.0)])
         # nobody seen: still report the card (the pile must not lose it), for review
         near = self._nearest_zone(cand.quad)
-        return [(near, 0.2 * prob, 0.0)] if near is not None else []
+        return self._how(cand, t, "nearest", [(near, 0.2 * prob, 0.0)] if near is not None else [])
+
+    def _how(self, cand: PlayCandidate, t: float, how: str,
+             attributed: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+        for player, _, _ in attributed:
+            self.attributions.append((round(t, 4), cand.label, cand.pile, player, how))
+        return attributed
 
     def _nearest_zone(self, quad: np.ndarray) -> str | None:
         c, _, _ = quad_pose(quad)

@@ -1,0 +1,70 @@
+"""Hand tracks (:mod:`nertz.vision.hands`) and their use in attribution on synthetic streams."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nertz.vision.hands import HandTracker
+from nertz.vision.tracker import Look, RoundTracker, Sighting
+
+from test_vision_tracker import TABLE, card
+
+ZONES = TABLE.zones
+SHARED = TABLE.shared_area
+
+
+def hand(x: float, y: float, s: float = 60) -> list[float]:
+    """A hand box of side ``s`` centred on (x, y), pixels."""
+    return [x - s / 2, y - s / 2, x + s / 2, y + s / 2]
+
+
+def test_tracks_follow_fast_hands_and_remember_the_zone_they_came_from():
+    ht = HandTracker(ZONES, SHARED)
+    # red's hand rises from red's zone (bottom) to the shared area; blue's rests at the left
+    path = [(500, 650), (520, 560), (560, 420), (600, 330), (600, 320)]
+    ids = []
+    for i, (x, y) in enumerate(path):
+        ids.append(ht.update(3 * i, 0.1 * i, np.array([hand(x, y), hand(100, 300)], np.float32)))
+    assert len({int(i[0]) for i in ids}) == 1 and len({int(i[1]) for i in ids}) == 1
+    assert ids[0][0] != ids[0][1]
+    box = np.array(hand(600, 330, 40), np.float32)
+    assert ht.owner_of(box, 6, 12) == ("red", 0.8)
+    assert ht.owner_of(box, 6, 12, exclude="red") is None
+    # a box that no tracked hand overlapped
+    assert ht.owner_of(np.array([850, 210, 880, 240], np.float32), 0, 12) is None
+
+
+def test_a_jump_beyond_max_jump_starts_a_new_track_without_a_zone():
+    ht = HandTracker(ZONES, SHARED, max_jump=1.0)
+    a = ht.update(0, 0.0, np.array([hand(500, 650)], np.float32))
+    b = ht.update(3, 0.1, np.array([hand(700, 300)], np.float32))
+    assert a[0] != b[0]
+    assert ht.owner_of(np.array(hand(700, 300, 40), np.float32), 3, 3) is None
+
+
+def test_a_copy_that_left_its_zone_long_before_loses_to_the_hand_that_laid_the_card():
+    """Red's 5D was covered in red's zone 3 s before; blue's 5D was never read in blue's zone,
+    but blue's hand came from blue's zone to the pile: the play is blue's."""
+    tr = RoundTracker(TABLE)
+    frame = 0
+
+    def look(faces, hands=()):
+        nonlocal frame
+        ev = tr.update(Look(frame, frame / 30, [Sighting(lbl, 0.99, q) for lbl, q in faces],
+                            np.asarray(hands, np.float32).reshape(-1, 4)))
+        frame += 3
+        return ev
+
+    pile = [("4D", card(500, 300))]
+    for _ in range(3):
+        look([("5D", card(500, 600))] + pile, [hand(100, 400)])
+    for _ in range(30):  # red's 5D covered (not seen again), no hand over it
+        look(pile, [hand(100, 400)])
+    for x, y in [(150, 380), (300, 340), (450, 310), (500, 300)]:  # blue's hand to the pile
+        look(pile, [hand(x, y)])
+    events = []
+    for _ in range(4):
+        events += look([("5D", card(500, 300))], [hand(120, 400)])
+    plays = [e for e in events if e["type"] == "play" and e["card"] == "5D"]
+    assert [p["player"] for p in plays] == ["blue"]
+    assert tr.attributions[-1][-1] == "hand_track"
