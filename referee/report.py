@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .round import Round
 from .scoring import RoundResult
 
-__all__ = ["format_round", "format_scoreboard", "format_time"]
+if TYPE_CHECKING:
+    from .reconcile import Reconciliation
+
+__all__ = ["format_round", "format_scoreboard", "format_time", "format_reconciliation"]
 
 
 def format_time(t: float | None) -> str:
@@ -46,4 +51,24 @@ def format_scoreboard(res: RoundResult) -> str:
     for name, s in sorted(res.players.items(), key=lambda kv: -kv[1].score):
         called = " (called)" if name == res.caller else ""
         out.append(f"{name:<{width}}{s.foundation:>11}{s.nertz_left:>12}{s.score:>8}{called}")
+    return "\n".join(out)
+
+
+def format_reconciliation(rec: "Reconciliation") -> str:
+    """The back count beside the live count, the scoreboard it gives, and the plays that may
+    have gone to the wrong owner, as text lines (``rec``: a
+    :class:`~nertz.referee.reconcile.Reconciliation`)."""
+    width = max((len(n) for n in rec.owners), default=6) + 2
+    out = [f"{'player':<{width}}{'live':>6}{'audit':>7}{'diff':>6}{'nertz left':>12}{'score':>8}{'live score':>12}"]
+    for name, o in sorted(rec.owners.items(), key=lambda kv: -kv[1].score):
+        called = " (called)" if name == rec.caller else ""
+        out.append(f"{name:<{width}}{o.live:>6}{o.audit:>7}{o.difference:>+6}{o.nertz_left:>12}{o.score:>8}"
+                   f"{o.live_score:>12}{called}")
+    if rec.agrees:
+        out.append("The back count agrees with the live attribution.")
+    else:
+        out.append("Scored by the back count (the rules' own count); the live count is kept for the record.")
+    for s in rec.suspects:
+        likely = f": likely {s.likely}'s" if s.likely else ""
+        out.append(f"  {format_time(s.t)}  {s.credited} {s.card} on pile {s.pile} (confidence {s.confidence:.2f}){likely}")
     return "\n".join(out)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from conftest import cut_sample_clip
 
@@ -79,3 +80,38 @@ def test_keys_call_nertz_for_the_table_players_in_order():
 
     names = ["red", "blue", "green"]
     assert [key_to_call(ord(k), names) for k in "1234q"] == ["red", "blue", "green", None, None]
+
+
+def test_referee_refuses_an_audit_photo_it_cannot_read(clip, tmp_path):
+    bad = tmp_path / "spread.png"
+    bad.write_bytes(b"not a png")
+    r = nertz("referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--audit", str(bad))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "not a readable image" in r.stderr
+
+
+def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch):
+    """The wiring: the audit's zone counts become the Nertz counts, its shared-area counts the
+    scored foundations, the live counts are kept beside them. (The audit itself is measured in
+    test_audit.py; here it is replaced by fixed counts.)"""
+    from typer.testing import CliRunner
+
+    import nertz.vision.audit as audit_mod
+    from nertz.cli import app
+
+    photo = tmp_path / "spread.png"
+    cv2.imwrite(str(photo), np.full((36, 64, 3), 255, np.uint8))
+    fixed = audit_mod.AuditResult(counts={"red": 0, "green": 2, "blue": 1}, zones={"blue": {"blue": 7}, "green": {}},
+                                  unknown=0, face_up=0)
+    monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
+                                 "--call", "red@5.9", "--audit", str(photo), "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert any(x["type"] == "nertz_left" and x["player"] == "blue" and x["count"] == 7 for x in lines)
+    assert lines[-2]["type"] == "audit" and lines[-2]["counts"]["green"] == 2
+    result = lines[-1]
+    assert result["type"] == "result" and result["scored_by"] == "audit" and result["caller"] == "red"
+    assert result["players"]["blue"] == {"foundation": 1, "nertz_left": 7, "score": 1 - 2 * 7}
+    assert result["players"]["green"]["foundation"] == 2
+    assert result["live"]["green"]["foundation"] >= 1     # the live count, kept for the record

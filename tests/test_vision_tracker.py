@@ -220,19 +220,21 @@ def _look_with_alts(s: Stream, *faces: tuple[str, float, tuple, np.ndarray]) -> 
 
 
 def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
-    s = Stream()
+    s = Stream(TrackerSettings(rules_prior=10.0))
     pile = card(500, 300)
     for _ in range(3):   # a new pile read as 4C, the ace of clubs a close runner-up: the ace
         _look_with_alts(s, ("4C", 0.45, (("AC", 0.3), ("7C", 0.1)), pile))
-    for _ in range(3):   # the next card read as 3C, 2C runner-up: the 2 of clubs
-        _look_with_alts(s, ("3C", 0.5, (("2C", 0.2),), pile))
+    for _ in range(3):   # the next card (a new pose) read as 3C, 2C runner-up: the 2 of clubs
+        _look_with_alts(s, ("3C", 0.5, (("2C", 0.2),), card(506, 304)))
+    for _ in range(3):   # the 2C, unmoved, misread as 4C: the prior does not make it the next card (3C)
+        _look_with_alts(s, ("4C", 0.5, (("3C", 0.2),), card(506, 304)))
     for _ in range(3):   # a clearly seen 9 of spades: no prior turns it into the 3 of clubs
-        _look_with_alts(s, ("9S", 0.95, (("3C", 0.02),), pile))
-    assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC", "2C", "9S"]
+        _look_with_alts(s, ("9S", 0.95, (("3C", 0.02),), card(500, 300)))
+    assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC", "2C", "4C", "9S"]
 
 
 def test_with_no_prior_the_reading_stands():
-    s = Stream(TrackerSettings(rules_prior=1.0))
+    s = Stream()
     for _ in range(3):
         _look_with_alts(s, ("4C", 0.45, (("AC", 0.3),), card(500, 300)))
     assert [e["card"] for e in s.events if e["type"] == "play"] == ["4C"]

@@ -161,13 +161,15 @@ class RefereePipeline:
 
     def finish(self, nertz_left: dict[str, int] | None = None) -> dict[str, Any]:
         """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
-        known, and return the result line."""
+        known, and return the result line. Calling it again pushes only what is new (for
+        instance the counts an end-of-round audit found)."""
         for name, tc in self.calls:
             self._push_call(name, tc)
         self.calls = []
         end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
         for name, n in {**self.nertz_left, **(nertz_left or {})}.items():
             self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)})
+        self.nertz_left = {}
         return self.round.result.to_json()
 
 

@@ -19,7 +19,7 @@ import typer
 from nertz.datasets import bundled_file
 from nertz.referee.errors import NertzError
 from nertz.referee.files import read_table
-from nertz.referee.report import format_scoreboard, format_time
+from nertz.referee.report import format_reconciliation, format_scoreboard, format_time
 
 __all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe", "key_to_call"]
 
@@ -94,11 +94,21 @@ def referee_command(
         "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable), when the camera did not count them.")] = None,
     show: Annotated[bool, typer.Option(
         "--show", help="Show the overlay in a window; keys 1..9 call Nertz for the table's 1st..9th player, q stops.")] = False,
+    audit_photo: Annotated[Optional[Path], typer.Option(
+        "--audit", help="A photo of the round's end: foundations face down in the shared area, each Nertz pile "
+                        "spread in its zone. Its back count is scored; the live count is kept beside it.")] = None,
 ) -> None:
     """Watch a round and rule it: every foundation play, its owner, every ruling and the score.
 
     With no source: the bundled sample round, with the call and the Nertz counts its players
-    announced (a camera cannot hear a call; its video shows no count spread)."""
+    announced (a camera cannot hear a call; its video shows no count spread).
+
+    With ``--audit PHOTO`` the round is scored by the back count of that photo
+    (:mod:`nertz.vision.audit`; ``shared/RULES.md``: ownership is the back): the face-down cards
+    of each back in the shared area are the foundation counts, those in each player's own zone
+    the Nertz cards left (unless ``--nertz-left`` gives them), and the live counts are printed
+    beside them with the plays that may have gone to the wrong owner. An audit that fails
+    leaves the live result standing, with a warning."""
     from .pipeline import RefereePipeline
 
     def fail(msg: str) -> None:
@@ -138,6 +148,13 @@ def referee_command(
         for name in [c[0] for c in calls] + list(counts):
             if name not in tbl.names:
                 fail(f"no player {name!r} in {table} (players: {', '.join(tbl.names)})")
+        audit_image = None
+        if audit_photo is not None:
+            import cv2
+
+            audit_image = cv2.imread(str(audit_photo), cv2.IMREAD_COLOR) if audit_photo.is_file() else None
+            if audit_image is None:
+                fail(f"--audit {audit_photo}: not a readable image file")
         from .detect import CardRecognizer
         from .observe import ModelObserver
         from .sources import open_source
@@ -193,13 +210,39 @@ def referee_command(
     finally:
         if writer is not None:
             writer.close()
+    rec = _audited(pipe, tbl, audit_image, counts, as_json) if audit_image is not None else None
     if as_json:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(rec.to_json() if rec is not None else result, ensure_ascii=False) + "\n")
     else:
         typer.echo("")
         typer.echo(format_scoreboard(pipe.round.result))
+        if rec is not None:
+            typer.echo(f"\nBack count ({audit_photo}):")
+            typer.echo(format_reconciliation(rec))
         if out is not None:
             typer.echo(f"\nwrote {out}")
+
+
+def _audited(pipe: Any, tbl: Any, image: Any, given: dict[str, int], as_json: bool) -> Any:
+    """Audit the end-of-round photo and score the round by it: the Nertz cards left in each
+    player's zone (where ``--nertz-left`` did not give them) are pushed as ``nertz_left``
+    events, then the shared area's back count is reconciled with the live attribution. Returns
+    the :class:`~nertz.referee.reconcile.Reconciliation`, or None (with a warning) when the
+    audit fails."""
+    from nertz.referee.reconcile import reconcile
+
+    from .audit import audit
+
+    try:
+        res = audit(image, tbl)
+    except NertzError as exc:
+        typer.echo(f"warning: the audit photo could not be counted ({exc}); the live count stands", err=True)
+        return None
+    left = {name: res.zones.get(name, {}).get(name, 0) for name in tbl.names if name not in given}
+    pipe.finish(left)
+    if as_json:
+        sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
+    return reconcile(pipe.round, res.counts)
 
 
 def _show(image: Any, pipe: Any, names: list[str], t: float) -> bool:
