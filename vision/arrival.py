@@ -51,6 +51,24 @@ class ArrivalTimer:
                 return i
         return None
 
+    def changed(self, cand: PlayCandidate, threshold: int = 18) -> float | None:
+        """Fraction 0..1 of the new card's quad whose grey level differs by more than
+        ``threshold`` (0..255) between the pile's old state (``cand.frame_before``) and now: a
+        card laid on a pile changes much of it, the same card read differently changes little.
+        None when the buffer no longer holds the old frame."""
+        if not self.frames:
+            return None
+        i_old = self._at(max(cand.frame_before, 0))
+        if i_old is None or i_old >= len(self.frames) - 1:
+            return None
+        ref, old = self.frames[-1][2], self.frames[i_old][2]
+        mask = np.zeros(ref.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(np.asarray(cand.quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
+        mask = cv2.erode(mask, np.ones((3, 3), np.uint8)) > 0
+        if not mask.any():
+            return None
+        return float(np.mean(np.abs(ref[mask] - old[mask]) > threshold))
+
     def __call__(self, cand: PlayCandidate) -> float:
         """The arrival time (seconds) of the change ``cand`` describes; its ``t_seen`` when the
         buffer no longer holds the frames needed."""

@@ -84,7 +84,7 @@ class RefereePipeline:
         self.observer = observer
         self.stride = max(int(stride), 1)
         self.arrival = ArrivalTimer(fps=fps)
-        self.tracker = RoundTracker(table, settings, arrival=self.arrival)
+        self.tracker = RoundTracker(table, settings, arrival=self.arrival, changed=self.arrival.changed)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])
         for name, _ in self.calls:
