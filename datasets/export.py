@@ -45,7 +45,7 @@ import dataclasses
 import math
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -498,29 +498,48 @@ def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
                 cx, cy = rng.uniform(0, W), rng.uniform(0, H)
             x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
             y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
-            crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
-            lines = []
-            objs = []
-            for i, q, share in visible_quads(lab, W, H, (x0, y0, x0 + side, y0 + side)):
-                if i in keep and share >= 0.35:
-                    objs.append((0 if lab["cards"][i]["face_up"] else 1, q))
-            for h in lab["hands"]:
-                hx0, hy0, hx1, hy1 = h["box"]
-                a = max(hx1 - hx0, 0) * max(hy1 - hy0, 0)
-                cb = [max(hx0, x0), max(hy0, y0), min(hx1, x0 + side), min(hy1, y0 + side)]
-                w, hh = cb[2] - cb[0], cb[3] - cb[1]
-                if w * scale < 2 or hh * scale < 2 or w * hh < 0.35 * a:
-                    continue
-                objs.append((2, np.array([[cb[0], cb[1]], [cb[2], cb[1]], [cb[2], cb[3]], [cb[0], cb[3]]])))
-            for cls, q in objs:
-                qq = np.clip((q - [x0, y0]) * scale / imgsz, 0.0, 1.0)
-                lines.append(f"{cls} " + " ".join(f"{v:.6f}" for v in qq.reshape(-1)))
-            name = f"s{index:05d}_{f_i}_{c_i}"
-            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), crop,
-                        [cv2.IMWRITE_JPEG_QUALITY, 92])
-            (Path(out) / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            write_obb_crop(frame, lab, keep, (x0, y0, side), imgsz, Path(out), split, f"s{index:05d}_{f_i}_{c_i}")
             n += 1
     return n
+
+
+def write_obb_crop(frame: np.ndarray, lab: dict, keep: set[int] | Sequence[int], square: tuple[float, float, float],
+                   imgsz: int, out: Path, split: str, name: str) -> None:
+    """Write one square crop of a rendered frame and its oriented-box labels (ultralytics OBB
+    format: ``class x1 y1 ... x4 y4``, normalised): ``out/images/split/name.jpg`` and
+    ``out/labels/split/name.txt``.
+
+    Args:
+        frame: ``(H, W, 3) uint8`` BGR. lab: the frame's labels (``cards``, ``hands``).
+        keep: indices of ``lab["cards"]`` that may be labelled; each is labelled (class 0 face
+            up, 1 face down) when at least 35 % of its visible part lies in the crop, as the
+            quad of :func:`visible_quads`.
+        square: ``(x0, y0, side)`` of the crop in frame pixels; it is resized to ``imgsz``.
+        imgsz: the crop's side in the written image, pixels.
+
+    Hands (class 2) are labelled by their boxes clipped to the crop, when at least 35 % of the
+    box and 2 pixels each way (after resizing) are inside.
+    """
+    x0, y0, side = square
+    H, W = frame.shape[:2]
+    scale = imgsz / side
+    crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
+    objs = []
+    for i, q, share in visible_quads(lab, W, H, (x0, y0, x0 + side, y0 + side)):
+        if i in keep and share >= 0.35:
+            objs.append((0 if lab["cards"][i]["face_up"] else 1, q))
+    for h in lab["hands"]:
+        hx0, hy0, hx1, hy1 = h["box"]
+        a = max(hx1 - hx0, 0) * max(hy1 - hy0, 0)
+        cb = [max(hx0, x0), max(hy0, y0), min(hx1, x0 + side), min(hy1, y0 + side)]
+        w, hh = cb[2] - cb[0], cb[3] - cb[1]
+        if w * scale < 2 or hh * scale < 2 or w * hh < 0.35 * a:
+            continue
+        objs.append((2, np.array([[cb[0], cb[1]], [cb[2], cb[1]], [cb[2], cb[3]], [cb[0], cb[3]]])))
+    lines = [f"{cls} " + " ".join(f"{v:.6f}" for v in np.clip((q - [x0, y0]) * scale / imgsz, 0.0, 1.0).reshape(-1))
+             for cls, q in objs]
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
 def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:

@@ -57,7 +57,7 @@ def test_scene_is_deterministic(scenes):
 @pytest.mark.parametrize("seed", [2, 8])
 def test_audit_counts_rendered_rows(scenes, seed):
     sc = scenes[seed]
-    res = audit(sc.frame, sc.table)
+    res = audit(sc.frame, sc.table, method="classical")
     assert res.counts == sc.truth.shared
     assert {p: res.zones.get(p, {}).get(p, 0) for p in sc.truth.zones} == sc.truth.zones
     assert res.unknown == 0
@@ -69,7 +69,7 @@ def test_audit_counts_rendered_rows(scenes, seed):
 def test_several_frames_take_the_median(scenes):
     sc = scenes[8]
     blank = np.full_like(sc.frame, 90)
-    res = audit_frames([sc.frame, sc.frame, blank], sc.table)
+    res = audit_frames([sc.frame, sc.frame, blank], sc.table, method="classical")
     assert res.counts == sc.truth.shared
 
 
@@ -78,7 +78,7 @@ def test_json_line_format(scenes, tmp_path):
     img, tab = tmp_path / "audit.png", tmp_path / "table.json"
     cv2.imwrite(str(img), sc.frame)
     tab.write_text(json.dumps(sc.table))
-    r = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--json"])
+    r = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--json", "--method", "classical"])
     assert r.exit_code == 0, r.output
     last = json.loads(r.output.strip().splitlines()[-1])
     assert last["type"] == "audit"
@@ -119,3 +119,70 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     assert r.exit_code == 2 and "error:" in r.output
     r = CliRunner().invoke(_cli(), [str(tmp_path / "missing.png")])
     assert r.exit_code == 2 and "--table" in r.output
+
+
+# ------------------------------------------------------------------------------------------
+# the learned strip detector (vision/audit_strips.py, datasets/audit_export.py)
+def test_strip_owners_reads_the_middle_of_each_strip():
+    from nertz.vision.audit_strips import strip_owners
+
+    lab = np.zeros((100, 200), np.uint8)
+    lab[:, :100] = 1
+    lab[:, 100:150] = 2
+    q = np.array([[[10, 10], [90, 10], [90, 90], [10, 90]],
+                  [[105, 10], [145, 10], [145, 90], [105, 90]],
+                  [[155, 10], [195, 10], [195, 90], [155, 90]]], np.float32)
+    assert strip_owners(q, lab).tolist() == [1, 2, 0]
+
+
+def test_unknown_method_is_a_clear_error(scenes):
+    sc = scenes[8]
+    with pytest.raises(AuditError, match="method"):
+        audit(sc.frame, sc.table, method="magic")
+
+
+def test_audit_strip_set_labels(tmp_path):
+    from nertz.datasets.audit_export import write_audit_dataset
+
+    with pytest.raises(ValueError, match="10000"):
+        write_audit_dataset(60, 9995, tmp_path / "bad")
+    y = write_audit_dataset(2, 3, tmp_path / "set", imgsz=160, crops_per_scene=2, small_p=1.0)
+    assert y.is_file() and "back" in y.read_text()
+    labels = sorted((tmp_path / "set" / "labels").rglob("*.txt"))
+    images = sorted((tmp_path / "set" / "images").rglob("*.jpg"))
+    assert len(labels) == len(images) == 2
+    rows = [ln.split() for f in labels for ln in f.read_text().splitlines()]
+    assert rows and all(len(r) == 9 and r[0] in "012" for r in rows)
+    v = np.array([r[1:] for r in rows], float)
+    assert v.min() >= 0.0 and v.max() <= 1.0
+    assert cv2.imread(str(images[0])).shape == (160, 160, 3)
+    again = write_audit_dataset(2, 3, tmp_path / "again", imgsz=160, crops_per_scene=2, small_p=1.0)
+    assert [f.read_text() for f in sorted((again.parent / "labels").rglob("*.txt"))] == \
+        [f.read_text() for f in labels]
+
+
+@pytest.mark.parametrize("seed", [2, 8])
+def test_learned_audit_counts_rendered_rows(scenes, seed):
+    # the shipped strip detector (models/audit_strips.onnx) gets 6 of seeds 0-11 of this
+    # configuration exact (0, 2, 3, 4, 8, 10); measured on many scenes by audit_eval
+    from nertz.vision.audit_strips import STRIPS_ONNX
+
+    if not STRIPS_ONNX.is_file():
+        pytest.skip("models/audit_strips.onnx is not shipped")
+    sc = scenes[seed]
+    res = audit(sc.frame, sc.table, method="learned")
+    assert res.counts == sc.truth.shared
+    assert {p: res.zones.get(p, {}).get(p, 0) for p in sc.truth.zones} == sc.truth.zones
+    assert {s.how for s in res.strips} == {"model"}
+    assert audit(sc.frame, sc.table).counts == res.counts  # auto is the learned count
+
+
+def test_methods_without_the_model(scenes, monkeypatch, tmp_path):
+    import nertz.vision.audit as A
+
+    monkeypatch.setattr(A, "STRIPS_ONNX", tmp_path / "missing.onnx")
+    assert A._resolve_method("auto", None) == "classical"
+    sc = scenes[8]
+    with pytest.raises(AuditError, match="strip detector"):
+        audit(sc.frame, sc.table, method="learned")
+    assert audit(sc.frame, sc.table).counts == sc.truth.shared  # auto: the classical count

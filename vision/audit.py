@@ -1,6 +1,12 @@
 """The round audit: count the face-down cards of each registered back in one photo of the
 table after the call (``shared/RULES.md``, "Scoring a round"; ``shared/DESIGN.md``, "The back
-count"). No model: OpenCV and NumPy only.
+count"). Two ways of counting (:data:`METHODS`): the *classical* one below (OpenCV and NumPy
+only), and the *learned* one: a strip detector (YOLO11n-obb on ONNX Runtime,
+:mod:`nertz.vision.audit_strips`, trained on audit scenes by ``nertz train audit``) finds the
+visible part of every face-down card, and each found part is counted once, its owner read from
+the colour map of step 2 (:func:`nertz.vision.audit_strips.strip_owners`). ``auto`` (the
+default) uses :data:`AUTO_METHOD` when ``models/audit_strips.onnx`` is shipped: the better one
+by the held-out figures (``models/MODEL_CARD.md``, "Audit strip detector").
 
 Method (thresholds set by looking at audit renders of :mod:`nertz.datasets.audit_scenes`,
 seeds below 1000; held-out figures from :mod:`nertz.vision.audit_eval` on seeds from 10000):
@@ -39,8 +45,23 @@ seeds below 1000; held-out figures from :mod:`nertz.vision.audit_eval` on seeds 
    file -> that zone's count; otherwise the shared area.
 6. **Face-up cards**: white, card-sized, card-shaped regions apart from the spreads.
 
-Public API: :func:`audit`, :class:`AuditResult`, :class:`Strip`, :class:`AuditError`,
-:func:`audit_command` (``nertz audit``).
+Learned counting (``learned``): steps 1-3 as above (the white balance, the colour map, the
+spreads for the card size and the face-up count), then the strip detector runs once on the
+part of the photo holding the shared area and the zones, resized so that a 1920-wide photo
+runs at 2880 (:data:`nertz.datasets.audit_export.AUDIT_SCALE`); every ``back`` box whose centre
+lies in the enlarged shared area or a zone is one card, owned by the most frequent registered
+colour (within :data:`STRIP_DELTA`, without the cloth exclusion) in the middle of its box, or
+``unknown`` when under 15 % of that middle has a registered colour (an unknown one inside a
+box of the model's ``hand`` class is dropped: a sleeve or skin). ``hybrid`` counts with the
+model only the spreads that step 4 classifies as one of :data:`LEARNED_KINDS`.
+
+Held-out figures (``python -m nertz.vision.audit_eval 60 10000 --method classical,learned``,
+1920 x 1080): every colour exact in 0 % / 8.3 % of scenes (classical / learned), within one
+card 8.3 % / 26.7 %, mean absolute error 4.70 / 2.18 cards; spreads counted exactly: rows 44 /
+76 %, fans 22 / 24 %, heaps 10 / 55 %, zones 50 / 73 %. Far from the bar (95 % / 99 %).
+
+Public API: :func:`audit`, :func:`audit_frames`, :class:`AuditResult`, :class:`Strip`,
+:class:`AuditError`, :data:`METHODS`, :func:`audit_command` (``nertz audit``).
 """
 
 from __future__ import annotations
@@ -60,13 +81,18 @@ import typer
 from nertz.referee.errors import NertzError
 from nertz.referee.table import Table, hex_to_lab
 
+from .audit_strips import STRIPS_ONNX, StripDetector, strip_owners
+
 __all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "PIXEL_DELTA",
-           "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD"]
+           "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD", "METHODS"]
 
 UNKNOWN = "unknown"
 PIXEL_DELTA = 14.0
 """Largest distance (CIELAB, L* at half weight) from a pixel to a registered back colour for
 the pixel to count as that back."""
+STRIP_DELTA = 24.0
+"""The same limit for the pixels of a strip found by the model (they are a card's: a looser
+limit keeps pale and shadowed backs; unregistered decks are at least 30 away)."""
 HEAP_AREA_PER_CARD = 0.77
 """Visible area added by each card of a loose heap beyond the first, as a share of a whole
 card (median on audit renders, seeds 0-11: 0.77, 10-90 % 0.71-0.85)."""
@@ -78,6 +104,18 @@ FAN_SOLIDITY = 0.88
 _TABLE_DENSITY = 3e-4  # a colour bin this common around the play area is the table's
 _MAX_HEAP_CARDS = 30.0  # a fan or heap covers at most this many card areas (13 cards: about 10)
 _MAX_MIX = 0.6  # how far toward white a back's colour may be mixed by its pattern
+METHODS = ("auto", "classical", "learned", "hybrid")
+"""How :func:`audit` counts: ``classical`` (colour map and geometry only), ``learned`` (every
+strip the model finds), ``hybrid`` (the model's strips for the spreads the classical path
+calls one of :data:`LEARNED_KINDS`, the classical count for the others), ``auto`` (the best
+by the held-out figures when the model is shipped, else ``classical``)."""
+AUTO_METHOD = "learned"
+"""What ``auto`` means when ``models/audit_strips.onnx`` is shipped (chosen by the figures of
+``python -m nertz.vision.audit_eval``, see ``models/MODEL_CARD.md``)."""
+LEARNED_KINDS = ("fan", "heap")
+"""With ``hybrid``: the spreads (as the classical path classifies them) counted by the model."""
+LOOSE_STRIPS = True
+"""With ``hybrid``: also count the model's strips lying in no classical spread."""
 _DEBUG = bool(os.environ.get("NERTZ_AUDIT_DEBUG"))  # spreads to stderr, row images to _DUMP
 _DUMP: list = []
 
@@ -96,7 +134,8 @@ class Strip:
         where: ``"shared"`` or the zone's name.
         spread: index of the spread (connected group of backs) it was counted in.
         how: ``"strip"`` (found as a strip of a row, or a single card), ``"fan"`` or ``"heap"``
-            (counted from the spread's area: its quad is the spread's box).
+            (counted from the spread's area: its quad is the spread's box), ``"model"`` (found
+            by the strip detector: its quad is the card's visible part).
     """
 
     owner: str
@@ -137,7 +176,7 @@ class AuditResult:
         """A copy of ``image`` with every counted strip outlined (``(H, W, 3) uint8`` BGR)."""
         out = image.copy()
         for s in self.strips:
-            col = (0, 200, 0) if s.how == "strip" else (0, 160, 255)
+            col = (0, 200, 0) if s.how in ("strip", "model") else (0, 160, 255)
             cv2.polylines(out, [np.round(s.quad).astype(np.int32)], True, col, 1, cv2.LINE_AA)
         return out
 
@@ -194,8 +233,9 @@ def _poly_mask(shape: tuple[int, int], poly) -> np.ndarray:
 def _back_map(img: np.ndarray, table: Table, light: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per pixel: player index + 1 (0: no back colour), the card mask (a back colour or the
     white/pale of borders and patterns next to one, and not a colour of the table), the region
-    where cards are looked for (the shared area and zones, a little enlarged) and whether the
-    pixel has a colour of the table."""
+    where cards are looked for (the shared area and zones, a little enlarged), whether the
+    pixel has a colour of the table, and the player index + 1 without the table's exclusion
+    (for the learned strips, whose pixels are a card's)."""
     labs = np.array([hex_to_lab(p.back) for p in table.players], np.float64)
     lut_k, lut_d = _colour_lut(labs)
     bins = _bins(img)
@@ -231,7 +271,8 @@ def _back_map(img: np.ndarray, table: Table, light: np.ndarray) -> tuple[np.ndar
     near = cv2.dilate((labels > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
     table_px = table_lut[bins]
     card = ((labels > 0) | ((light > 0) & ~table_px & (near > 0))).astype(np.uint8) & region
-    return labels, card, region, table_px
+    raw = np.where(lut_d <= STRIP_DELTA, lut_k + 1, 0).astype(np.uint8)[bins]
+    return labels, card, region, table_px, raw
 
 
 def _light_map(img: np.ndarray) -> np.ndarray:
@@ -599,6 +640,34 @@ def _count_fan(light_map: np.ndarray, labels: np.ndarray, comp_mask: np.ndarray,
     return out
 
 
+_DETECTOR: StripDetector | None = None
+
+
+def _default_detector() -> StripDetector:
+    """The shipped strip detector, loaded once (:data:`nertz.vision.audit_strips.STRIPS_ONNX`)."""
+    global _DETECTOR
+    if _DETECTOR is None:
+        _DETECTOR = StripDetector(STRIPS_ONNX)
+    return _DETECTOR
+
+
+def _resolve_method(method: str, detector: StripDetector | None) -> str:
+    """``auto`` -> :data:`AUTO_METHOD` when a detector is given or shipped, else ``classical``.
+
+    Raises:
+        AuditError: an unknown method, or a learned one without a model.
+    """
+    if method not in METHODS:
+        raise AuditError(f"unknown audit method {method!r}; choose from {METHODS}")
+    have = detector is not None or STRIPS_ONNX.is_file()
+    if method == "auto":
+        return AUTO_METHOD if have else "classical"
+    if method != "classical" and not have:
+        raise AuditError(f"the {method} audit needs the strip detector {STRIPS_ONNX} "
+                         "(train it with `nertz train audit`)")
+    return method
+
+
 def _mode(v: np.ndarray) -> int:
     v = np.asarray(v).ravel()
     v = v[v > 0]
@@ -607,7 +676,8 @@ def _mode(v: np.ndarray) -> int:
     return int(np.bincount(v).argmax())
 
 
-def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
+def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
+          detector: "StripDetector | None" = None) -> AuditResult:
     """Count the face-down cards of each registered back in a photo of the table.
 
     Args:
@@ -615,13 +685,18 @@ def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
         table: a :class:`~nertz.referee.table.Table` or table-file dict (players' back
             colours; ``shared_area`` and ``zones`` in image pixels, optional: without zones
             every card counts for the shared area).
+        method: one of :data:`METHODS` (default ``auto``).
+        detector: a :class:`~nertz.vision.audit_strips.StripDetector` to use instead of the
+            shipped one (``models/audit_strips.onnx``).
 
     Returns:
         an :class:`AuditResult`.
 
     Raises:
-        AuditError: a bad image, or no face-down card of any registered back in it.
+        AuditError: a bad image, no face-down card of any registered back in it, an unknown
+            method, or a learned method without the model.
         nertz.referee.errors.TableError: a table dict that does not validate.
+        nertz.vision.detect.ModelError: the strip detector's file is broken.
     """
     t = table if isinstance(table, Table) else Table.from_dict(table)
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -639,7 +714,7 @@ def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
         if not (0 <= cx < w and 0 <= cy < h):
             raise AuditError("the table file's shared area is not in this image (another camera "
                              "or another table file?)")
-    labels, card, region, table_px = _back_map(smooth, t, light)
+    labels, card, region, table_px, raw = _back_map(smooth, t, light)
     scale = math.sqrt(h * w / (1920 * 1080))
     ko = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     kc = max(3, int(round(9 * scale)) | 1)
@@ -665,17 +740,41 @@ def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
         solidity = area / max(cv2.contourArea(hull), 1.0)
         comps.append({"i": i, "area": area, "rect": rect, "size": (rw, rh), "solidity": solidity,
                       "rect_fill": area / max(rw * rh, 1.0), "box": (x, y, bw, bh)})
-    if not comps:
+    method = _resolve_method(method, detector)
+    learned: list[tuple[int, np.ndarray, int]] = []  # (player index + 1 or 0, quad, component label)
+    card_wh = _card_scale(comps) if comps else None
+    if method != "classical":
+        det = detector if detector is not None else _default_detector()
+        ys, xs = np.nonzero(region)
+        quads, _, cls = det(smooth, (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1),
+                            card_long=card_wh[1] if card_wh is not None else None)
+        hands = quads[cls == 2]
+        quads = quads[cls == 1]
+        ctr = quads.mean(axis=1) if len(quads) else np.zeros((0, 2))
+        ci = np.clip(np.round(ctr).astype(int), 0, [w - 1, h - 1]) if len(quads) else np.zeros((0, 2), int)
+        inside = region[ci[:, 1], ci[:, 0]] > 0 if len(quads) else np.zeros(0, bool)
+        quads, ci, ctr = quads[inside], ci[inside], ctr[inside]
+        owners = strip_owners(quads, raw)
+        # a "back" of no registered colour on a hand found by the model is a sleeve or skin
+        on_hand = np.array([any(cv2.pointPolygonTest(hq.astype(np.float32), (float(x), float(y)), False) >= 0
+                                for hq in hands) for x, y in ctr], bool).reshape(-1)
+        keep = (owners > 0) | ~on_hand
+        learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, keep) if k]
+    if not comps and not learned:
         raise AuditError("no face-down card of any registered back colour found in the image "
                          "(is it a photo of the table, and is the table file the right one?)")
-    card_wh = _card_scale(comps)
+    if card_wh is None:  # backs found by the model only: the largest visible parts are whole cards
+        ar = sorted(cv2.contourArea(q) for _, q, _ in learned)
+        hh = math.sqrt(ar[int(0.9 * (len(ar) - 1))] * 88 / 63)
+        card_wh = (hh * 63 / 88, hh)
     card_area = card_wh[0] * card_wh[1]
     grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY)
-    strips: list[Strip] = []
-    zone_masks = {z: _poly_mask((h, w), poly) for z, poly in t.zones.items()}
+    found_all: list[tuple[int, np.ndarray, str, int]] = []  # (player + 1, quad, how, spread)
+    comp_of = {c["i"]: si for si, c in enumerate(comps)}
+    used = set()  # component labels whose count is the model's
     for si, c in enumerate(comps):
-        if c["area"] < 0.3 * card_area:
-            continue  # a scrap: a sleeve, a mark, a back colour in the cloth
+        if method == "learned" or c["area"] < 0.3 * card_area:
+            continue  # (classical: a scrap: a sleeve, a mark, a back colour in the cloth)
         x, y, bw, bh = c["box"]
         cm = np.zeros((h, w), np.uint8)
         cm[y:y + bh, x:x + bw] = (cc[y:y + bh, x:x + bw] == c["i"])
@@ -684,12 +783,19 @@ def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
         sh = min(rw, rh)
         if c["rect_fill"] >= 0.8 and (abs(sh - card_wh[1]) < 0.3 * card_wh[1] or abs(sh - card_wh[0]) < 0.3 * card_wh[0]):
             found = _count_row(grey, light, lab_all, cm, c["rect"], card_wh)
+        kind = "row" if found is not None else None
         if found is None and c["solidity"] >= FAN_SOLIDITY:
             found = _count_fan(light, lab_all, cm, card_wh)
+            kind = "fan" if found is not None else None
         if found is None and c["area"] > _MAX_HEAP_CARDS * card_area:
             continue  # larger than any heap: a cloth pattern in a back's colour, not cards
         if found is None:
             per = FAN_AREA_PER_CARD if c["solidity"] >= FAN_SOLIDITY else HEAP_AREA_PER_CARD
+            kind = "fan" if per == FAN_AREA_PER_CARD else "heap"
+        if method == "hybrid" and kind in LEARNED_KINDS:
+            used.add(c["i"])
+            continue
+        if found is None:
             n = max(1, int(round((c["area"] - card_area) / (per * card_area))) + 1)
             if c["area"] < 1.1 * card_area:
                 n = 1
@@ -700,21 +806,27 @@ def audit(image: np.ndarray, table: Table | dict) -> AuditResult:
             for k in np.argsort(-(share - alloc))[: n - alloc.sum()]:
                 alloc[k] += 1
             box = cv2.boxPoints(c["rect"]).astype(np.float32)
-            how = "fan" if per == FAN_AREA_PER_CARD else "heap"
-            found = [(k + 1, box, how) for k in range(len(alloc)) for _ in range(alloc[k])]
+            found = [(k + 1, box, kind) for k in range(len(alloc)) for _ in range(alloc[k])]
         if _DEBUG:
             print("spread", si, "rect", [round(v) for v in (*c["rect"][0], *c["rect"][1], c["rect"][2])],
                   "fill", round(c["rect_fill"], 2), "n", len(found), found[0][2] if found else None, file=sys.stderr)
-        for lab, quad, how in found:
-            owner = names[lab - 1] if 1 <= lab <= len(names) else UNKNOWN
-            cxy = quad.mean(axis=0)
-            px, py = int(np.clip(cxy[0], 0, w - 1)), int(np.clip(cxy[1], 0, h - 1))
-            where = "shared"
-            for z, zm in zone_masks.items():
-                if zm[py, px]:
-                    where = z
-                    break
-            strips.append(Strip(owner, quad, where, si, how))
+        found_all += [(lab, quad, how, si) for lab, quad, how in found]
+    for k, (lab, quad, comp) in enumerate(learned):
+        if method == "learned" or comp in used or (comp not in comp_of and LOOSE_STRIPS):
+            # a strip in no classical spread is a spread of its own
+            found_all.append((lab, quad.astype(np.float32), "model", comp_of.get(comp, len(comps) + k)))
+    strips: list[Strip] = []
+    zone_masks = {z: _poly_mask((h, w), poly) for z, poly in t.zones.items()}
+    for lab, quad, how, si in found_all:
+        owner = names[lab - 1] if 1 <= lab <= len(names) else UNKNOWN
+        cxy = quad.mean(axis=0)
+        px, py = int(np.clip(cxy[0], 0, w - 1)), int(np.clip(cxy[1], 0, h - 1))
+        where = "shared"
+        for z, zm in zone_masks.items():
+            if zm[py, px]:
+                where = z
+                break
+        strips.append(Strip(owner, quad, where, si, how))
     counts = {n: 0 for n in names}
     zones: dict[str, dict[str, int]] = {z: {} for z in t.zones}
     unknown = 0
@@ -800,7 +912,7 @@ def _frames_from_source(source: str, max_frames: int = 5, step_s: float = 0.5) -
     return frames
 
 
-def audit_frames(frames: list[np.ndarray], table: Table | dict) -> AuditResult:
+def audit_frames(frames: list[np.ndarray], table: Table | dict, method: str = "auto") -> AuditResult:
     """Audit several frames of the same table (a few seconds of video) and keep, for every
     count, the median over the frames (a hand passing over one frame does not change it).
     The strips are those of the frame whose counts are closest to the medians.
@@ -812,7 +924,7 @@ def audit_frames(frames: list[np.ndarray], table: Table | dict) -> AuditResult:
     err: AuditError | None = None
     for f in frames:
         try:
-            results.append(audit(f, table))
+            results.append(audit(f, table, method))
         except AuditError as e:
             err = e
     if not results:
@@ -861,6 +973,7 @@ def audit_command(
     source: Annotated[Optional[str], typer.Option("--source", help="webcam index, video file, stream URL or folder of images (a few seconds are audited)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="end with one JSON line {type: audit, ...}")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="write the image with the counted strips outlined")] = None,
+    method: Annotated[str, typer.Option("--method", help="auto, classical, learned or hybrid (see nertz.vision.audit.METHODS)")] = "auto",
 ) -> None:
     """Count the face-down cards of each registered back (the round audit)."""
     from nertz.referee.files import read_table
@@ -878,7 +991,7 @@ def audit_command(
     try:
         t = read_table(table)
         frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
-        res = audit_frames(frames, t)
+        res = audit_frames(frames, t, method)
     except NertzError as e:
         fail(str(e))
         return

@@ -1,5 +1,7 @@
 """Measure the round audit on rendered audit scenes: ``python -m nertz.vision.audit_eval N SEED
-[--res WxH] [--arrangements row,fan,heap] [--verbose]``.
+[--res WxH] [--arrangements row,fan,heap] [--method M[,M...]] [--verbose]``
+(methods of :data:`nertz.vision.audit.METHODS`, default ``auto``; several: the same scenes
+for each).
 
 Renders ``N`` audit scenes (:func:`nertz.datasets.audit_scenes.make_audit_scene`, seeds
 ``SEED .. SEED + N - 1``; use seeds >= 10000 for held-out figures: the thresholds of
@@ -25,53 +27,60 @@ import numpy as np
 
 
 def evaluate(n: int, seed: int, resolution=(1920, 1080), arrangements=("row", "fan", "heap"),
-             verbose: bool = False) -> dict:
+             verbose: bool = False, method: str = "auto") -> dict:
     """Run the evaluation; returns the figures as a dict (see the module docstring)."""
+    return evaluate_methods(n, seed, resolution, arrangements, verbose, (method,))[method]
+
+
+def evaluate_methods(n: int, seed: int, resolution=(1920, 1080), arrangements=("row", "fan", "heap"),
+                     verbose: bool = False, methods=("auto",)) -> dict:
+    """The same for several counting methods (:data:`nertz.vision.audit.METHODS`) on the same
+    scenes (each scene rendered once); returns ``{method: figures}``."""
     from nertz.datasets.audit_scenes import make_audit_scene
 
     from .audit import AuditError, audit
 
-    exact = within1 = 0
-    errs: list[float] = []
-    times: list[float] = []
-    kinds: dict[str, list[int]] = {}
-    extra_ok = {"unknown": 0, "face_up": 0}
+    st = {m: {"exact": 0, "within1": 0, "errs": [], "times": [], "kinds": {},
+              "extra": {"unknown": 0, "face_up": 0}} for m in methods}
     for k in range(n):
         sc = make_audit_scene(seed + k, resolution, arrangements=tuple(arrangements))
-        t0 = time.perf_counter()
-        try:
-            res = audit(sc.frame, sc.table)
-            counts = res.counts
-            zones = {p: res.zones.get(p, {}).get(p, 0) for p in sc.truth.zones}
-        except AuditError:
-            res = None
-            counts = {p: 0 for p in sc.truth.shared}
-            zones = {p: 0 for p in sc.truth.zones}
-        times.append(time.perf_counter() - t0)
-        if res is not None:
-            extra_ok["unknown"] += int(res.unknown == sc.truth.unknown)
-            extra_ok["face_up"] += int(res.face_up == sc.truth.face_up)
-        for kind, n_ok, c_ok in _per_spread(sc, res):
-            tally = kinds.setdefault(kind, [0, 0, 0])
-            tally[0] += 1
-            tally[1] += n_ok
-            tally[2] += c_ok
-        e = [counts[p] - sc.truth.shared[p] for p in sc.truth.shared]
-        e += [zones[p] - sc.truth.zones[p] for p in sc.truth.zones]
-        e = np.abs(np.array(e))
-        errs.extend(e.tolist())
-        exact += int(e.max() == 0)
-        within1 += int(e.max() <= 1)
-        if verbose:
-            present = sorted({g[0] for g in sc.truth.groups})
-            print(f"seed {seed + k}: max err {e.max()}  kinds {present}  "
-                  f"shared true {sc.truth.shared} got {counts}  zones true {sc.truth.zones} got {zones}",
-                  flush=True)
-    return {"scenes": n, "exact": exact / n, "within_one": within1 / n,
-            "mae": float(np.mean(errs)), "median_s": float(np.median(times)),
-            "unknown_exact": extra_ok["unknown"] / n, "face_up_exact": extra_ok["face_up"] / n,
-            "spreads": {k: {"n": v[0], "count_exact": v[1] / v[0], "colours_exact": v[2] / v[0]}
-                        for k, v in sorted(kinds.items())}}
+        for m in methods:
+            f = st[m]
+            t0 = time.perf_counter()
+            try:
+                res = audit(sc.frame, sc.table, m)
+                counts = res.counts
+                zones = {p: res.zones.get(p, {}).get(p, 0) for p in sc.truth.zones}
+            except AuditError:
+                res = None
+                counts = {p: 0 for p in sc.truth.shared}
+                zones = {p: 0 for p in sc.truth.zones}
+            f["times"].append(time.perf_counter() - t0)
+            if res is not None:
+                f["extra"]["unknown"] += int(res.unknown == sc.truth.unknown)
+                f["extra"]["face_up"] += int(res.face_up == sc.truth.face_up)
+            for kind, n_ok, c_ok in _per_spread(sc, res):
+                tally = f["kinds"].setdefault(kind, [0, 0, 0])
+                tally[0] += 1
+                tally[1] += n_ok
+                tally[2] += c_ok
+            e = [counts[p] - sc.truth.shared[p] for p in sc.truth.shared]
+            e += [zones[p] - sc.truth.zones[p] for p in sc.truth.zones]
+            e = np.abs(np.array(e))
+            f["errs"].extend(e.tolist())
+            f["exact"] += int(e.max() == 0)
+            f["within1"] += int(e.max() <= 1)
+            if verbose:
+                present = sorted({g[0] for g in sc.truth.groups})
+                print(f"seed {seed + k} {m}: max err {e.max()}  kinds {present}  "
+                      f"shared true {sc.truth.shared} got {counts}  zones true {sc.truth.zones} got {zones}",
+                      flush=True)
+    return {m: {"scenes": n, "exact": f["exact"] / n, "within_one": f["within1"] / n,
+                "mae": float(np.mean(f["errs"])), "median_s": float(np.median(f["times"])),
+                "unknown_exact": f["extra"]["unknown"] / n, "face_up_exact": f["extra"]["face_up"] / n,
+                "spreads": {k: {"n": v[0], "count_exact": v[1] / v[0], "colours_exact": v[2] / v[0]}
+                            for k, v in sorted(f["kinds"].items())}}
+            for m, f in st.items()}
 
 
 def _per_spread(sc, res) -> list[tuple[str, int, int]]:
@@ -112,11 +121,16 @@ def _per_spread(sc, res) -> list[tuple[str, int, int]]:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry; returns the exit status (2 for bad arguments)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: python -m nertz.vision.audit_eval N SEED [--res WxH] [--arrangements row,fan,heap] [--verbose]"
+    usage = ("usage: python -m nertz.vision.audit_eval N SEED [--res WxH] [--arrangements row,fan,heap] "
+             "[--method M[,M...]] [--verbose]")
     verbose = "--verbose" in args
     args = [a for a in args if a != "--verbose"]
-    res, arr = (1920, 1080), ("row", "fan", "heap")
+    res, arr, method = (1920, 1080), ("row", "fan", "heap"), "auto"
     try:
+        if "--method" in args:
+            i = args.index("--method")
+            method = args[i + 1]
+            del args[i:i + 2]
         if "--res" in args:
             i = args.index("--res")
             w, h = args[i + 1].lower().split("x")
@@ -130,15 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     except (IndexError, ValueError):
         print(usage, file=sys.stderr)
         return 2
-    r = evaluate(n, seed, res, arr, verbose)
-    print(f"scenes {r['scenes']}  every colour exact {100 * r['exact']:.1f} %  within one card "
-          f"{100 * r['within_one']:.1f} %  mean abs error {r['mae']:.2f} cards  "
-          f"median audit time {r['median_s']:.2f} s per {res[0]}x{res[1]} image")
-    print(f"  unknown count exact in {100 * r['unknown_exact']:.0f} % of scenes, face-up count exact "
-          f"in {100 * r['face_up_exact']:.0f} %")
-    for k, v in r["spreads"].items():
-        print(f"  {k:5s} spreads {v['n']:4d}: count exact {100 * v['count_exact']:.0f} %, "
-              f"count per colour exact {100 * v['colours_exact']:.0f} %")
+    methods = tuple(method.split(","))
+    from .audit import METHODS
+
+    if any(m not in METHODS for m in methods):
+        print(f"unknown method in {method!r}; choose from {METHODS}", file=sys.stderr)
+        return 2
+    for m, r in evaluate_methods(n, seed, res, arr, verbose, methods).items():
+        print(f"[{m}] scenes {r['scenes']}  every colour exact {100 * r['exact']:.1f} %  within one card "
+              f"{100 * r['within_one']:.1f} %  mean abs error {r['mae']:.2f} cards  "
+              f"median audit time {r['median_s']:.2f} s per {res[0]}x{res[1]} image")
+        print(f"  unknown count exact in {100 * r['unknown_exact']:.0f} % of scenes, face-up count exact "
+              f"in {100 * r['face_up_exact']:.0f} %")
+        for k, v in r["spreads"].items():
+            print(f"  {k:5s} spreads {v['n']:4d}: count exact {100 * v['count_exact']:.0f} %, "
+                  f"count per colour exact {100 * v['colours_exact']:.0f} %")
     return 0
 
 

@@ -9,6 +9,10 @@ onnx, onnxslim); inference (:mod:`nertz.vision.detect`) does not.
   1280 x 720 frame runs as a 384 x 640 letterboxed tensor.
 - The **oriented-box detector** (YOLO11n-obb, same classes, data ``kind="obb"``) is fine-tuned
   from the detector's weights (``init``) and exported the same way.
+- The **audit strip detector** (YOLO11n-obb, same classes) is fine-tuned from
+  ``models/cards_obb.pt`` on crops of audit scenes (:mod:`nertz.datasets.audit_export`: the
+  visible part of every spread face-down card) by ``nertz train audit``
+  (:func:`train_detector` with ``model`` = those weights) and exported the same way.
 - The **classifier** (YOLO11n-cls, 53 classes ``2C ... JK``) is trained on 96 x 96 crops around
   the visible part of face-up cards and exported to ONNX with a dynamic batch.
 - The **rectified-card classifier** (YOLO11n-cls, 53 classes, 64 x 64) is trained on whole

@@ -1,9 +1,12 @@
-"""``nertz train detector|classifier``: reproduce the shipped models (typer app ``app``, mounted by
+"""``nertz train detector|classifier|audit``: reproduce the shipped models (typer app ``app``, mounted by
 the lead as ``nertz train``). Needs the ``[train]`` extra: ``pip install -e '.[train]'``.
 
 Each command renders its synthetic set (unless ``--data`` is given), trains from scratch with
 ultralytics (progress bars; ``--resume`` continues an interrupted run from its ``last.pt``)
-and exports the best weights to ``models/`` as ``.pt`` and ``.onnx``.
+and exports the best weights to ``models/`` as ``.pt`` and ``.onnx``. ``audit`` fine-tunes the
+card detector (``--init``, default ``models/cards_obb.pt``) on audit scenes
+(:func:`nertz.datasets.audit_export.write_audit_dataset`, scenes ``seed ..``, under 10000) into
+the audit's strip detector ``models/audit_strips``.
 """
 
 from __future__ import annotations
@@ -142,5 +145,42 @@ def classifier(
             cal = fit_temperature(onnx, Path(data) / "val")
             onnx.with_suffix(".calib.json").write_text(json.dumps(cal, indent=1) + "\n")
             typer.echo(f"calibration {cal}")
+    except (NertzError, ValueError) as e:
+        _fail(e)
+
+
+@app.command("audit")
+def audit_strips(
+    data: Annotated[Optional[Path], typer.Option(help="data.yaml of an audit strip set; default: render one")] = None,
+    images: Annotated[int, typer.Option(help="crops to render when --data is not given (6 per audit scene)")] = 2400,
+    epochs: Annotated[int, typer.Option(help="training epochs")] = 10,
+    imgsz: Annotated[int, typer.Option(help="training crop size, pixels")] = 320,
+    batch: Annotated[int, typer.Option(help="batch size")] = 16,
+    seed: Annotated[int, typer.Option(help="first audit scene's seed (scenes seed .. seed + images/6 - 1, "
+                                           "all under 10000) and training seed")] = 1000,
+    workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
+    device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/audit_train/<name>)")] = False,
+    lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.001,
+    init: Annotated[Path, typer.Option(help="weights to fine-tune (same classes: face, back, hand)")] = Path("models/cards_obb.pt"),
+    name: Annotated[str, typer.Option(help="run name under runs/audit_train/")] = "audit_strips",
+    out: Annotated[Path, typer.Option(help="where to ship the weights (stem)")] = Path("models/audit_strips"),
+) -> None:
+    """Train the audit's strip detector (YOLO11n-obb fine-tuned from the card detector on audit
+    scenes: the visible part of every spread card) and export it to ONNX."""
+    try:
+        from nertz.datasets.audit_export import write_audit_dataset
+
+        from .train import RUNS, export_onnx, train_detector
+
+        if data is None and not resume:
+            data = write_audit_dataset(images, seed, RUNS / "audit_data" / f"s{seed}", workers=workers, imgsz=imgsz)
+        if not resume and not Path(init).is_file():
+            raise ValueError(f"weights to fine-tune {init} not found")
+        best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
+                              device=device, name=name, project=RUNS / "audit_train", model=str(init),
+                              optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2, scale=0.25,
+                              mosaic=0.5)
+        typer.echo(f"exported {export_onnx(best, out, 640)}")
     except (NertzError, ValueError) as e:
         _fail(e)

@@ -1,0 +1,139 @@
+"""The audit's learned strip detector on ONNX Runtime (no PyTorch): every face-down card's
+visible part (a row's strip, a fan's wedge, what shows of a card in a loose heap) as one
+oriented box.
+
+Model: ``models/audit_strips.onnx``, a YOLO11n-obb with the card detector's classes ``face
+back hand``, fine-tuned from ``models/cards_obb.pt`` on crops of audit scenes
+(:mod:`nertz.datasets.audit_export`, trained by ``nertz train audit``; figures in
+``models/MODEL_CARD.md``). It is class-agnostic about the back's colour: the owner of each
+strip is read afterwards from the table file's registered colours (:func:`strip_owners`).
+
+Run: the part of the photo holding the shared area and the zones is resized by
+:data:`nertz.datasets.audit_export.AUDIT_SCALE` times ``1920 / width`` (as in training: a row's
+strips are then 10-22 pixels wide), or so that the cards' long side (measured by the audit)
+comes within :data:`CARD_INPUT_PX` when it would fall outside, padded to a multiple of 32, and the raw output is decoded
+with rotated non-maximum suppression (:func:`nertz.vision.detect.decode_obb`).
+
+Public API: :class:`StripDetector`, :func:`strip_owners`, :data:`STRIPS_ONNX`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from nertz.datasets.audit_export import AUDIT_SCALE
+
+from .detect import MODELS, decode_obb
+
+__all__ = ["StripDetector", "strip_owners", "STRIPS_ONNX", "CARD_INPUT_PX"]
+
+STRIPS_ONNX = MODELS / "audit_strips.onnx"
+"""The shipped strip detector."""
+CARD_INPUT_PX = (92.0, 140.0)
+"""A card's long side at the network's input in the training set: 5th to 95th percentile of
+the audit scenes' median card (61-93 pixels at 1920 x 1080, seeds 0-19) times
+:data:`~nertz.datasets.audit_export.AUDIT_SCALE`. Photos whose cards measure otherwise (a close
+camera, few cards) are resized into this range."""
+
+
+class StripDetector:
+    """Finds the visible part of every card in a photo of spread cards (ONNX Runtime, CPU).
+
+    Args:
+        path: the ONNX file (an ultralytics YOLO-OBB export with classes ``face back hand``).
+        conf: smallest class score kept. iou: rotated NMS overlap threshold (the visible parts
+            of cards in a heap overlap as rectangles). Defaults chosen on audit scenes seeds
+            0-19 (mean absolute count error) among conf 0.3-0.45 and iou 0.45-0.6.
+        threads: ONNX Runtime threads.
+
+    Raises:
+        nertz.vision.detect.ModelError: the file is missing, broken, or not such a model.
+    """
+
+    def __init__(self, path: str | Path = STRIPS_ONNX, conf: float = 0.35, iou: float = 0.45,
+                 threads: int = 2) -> None:
+        from .detect import ModelError, _names, _session
+
+        self.sess = _session(Path(path), threads)
+        self.names = _names(self.sess)
+        if self.sess.get_modelmeta().custom_metadata_map.get("task") != "obb":
+            raise ModelError(f"{path} is not an oriented-box (YOLO-OBB) model")
+        if tuple(self.names[i] for i in sorted(self.names)) != ("face", "back", "hand"):
+            raise ModelError(f"strip detector classes {self.names} are not ('face', 'back', 'hand')")
+        self.conf, self.iou = conf, iou
+
+    def __call__(self, image: np.ndarray, box: tuple[int, int, int, int] | None = None,
+                 card_long: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Detect in ``image[y0:y1, x0:x1]`` (``box = (x0, y0, x1, y1)`` pixels; None: all).
+
+        Args:
+            image: ``(H, W, 3) uint8`` BGR photo (its width sets the scale).
+            card_long: the cards' long side in image pixels when known: the scale is then
+                kept such that it comes to :data:`CARD_INPUT_PX` (the range seen in training).
+
+        Returns:
+            ``quads (N, 4, 2) float32`` image pixels, ``scores (N,)``, ``class_id (N,)``
+            (0 face, 1 back, 2 hand), best first.
+        """
+        H, W = image.shape[:2]
+        x0, y0, x1, y1 = box if box is not None else (0, 0, W, H)
+        x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(W, int(x1)), min(H, int(y1))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+        s = AUDIT_SCALE * 1920.0 / W
+        if card_long is not None and card_long > 0:
+            s = float(np.clip(s, CARD_INPUT_PX[0] / card_long, CARD_INPUT_PX[1] / card_long))
+        sub = image[y0:y1, x0:x1]
+        nw, nh = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
+        resized = cv2.resize(sub, (nw, nh), interpolation=cv2.INTER_LINEAR if s > 1 else cv2.INTER_AREA)
+        th, tw = math.ceil(nh / 32) * 32, math.ceil(nw / 32) * 32
+        canvas = np.full((th, tw, 3), 114, np.uint8)
+        canvas[:nh, :nw] = resized
+        blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)
+        out = self.sess.run(None, {self.sess.get_inputs()[0].name: blob})[0]
+        quads, score, cls = decode_obb(out, s, self.conf, self.iou, max_det=2000)
+        quads = quads + np.array([x0, y0], np.float32)
+        return quads, score, cls
+
+
+def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
+                 shrink: float = 0.35) -> np.ndarray:
+    """The registered back of each detected strip: the most frequent back colour among the
+    pixels of the strip's middle (the quad shrunk about its centre by ``shrink``).
+
+    Args:
+        quads: ``(N, 4, 2)`` image pixels.
+        labels: ``(H, W) uint8`` per pixel the player index + 1 of the nearest registered back
+            colour within the distance limit, 0 for none (the audit's colour map, without the
+            cloth exclusion: a strip's pixels are a card's).
+        min_share: least share of the middle's pixels having a back colour; under it the strip
+            is an unregistered back (0).
+
+    Returns:
+        ``(N,) int`` player index + 1, or 0 (unknown back).
+    """
+    H, W = labels.shape
+    out = np.zeros(len(quads), np.int64)
+    for k, q in enumerate(np.asarray(quads, np.float64)):
+        c = q.mean(axis=0)
+        qq = c + (q - c) * shrink
+        x0, y0 = np.floor(qq.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(qq.max(axis=0)).astype(int) + 1
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(m, np.round((qq - [x0, y0]) * 4).astype(np.int32), 1, cv2.LINE_8, 2)
+        v = labels[y0:y1, x0:x1][m > 0]
+        if len(v) == 0:
+            m[:] = 0
+            cx, cy = int(np.clip(c[0] - x0, 0, x1 - x0 - 1)), int(np.clip(c[1] - y0, 0, y1 - y0 - 1))
+            v = labels[y0 + cy:y0 + cy + 1, x0 + cx:x0 + cx + 1].ravel()
+        on = v[v > 0]
+        if len(on) >= max(1, min_share * len(v)):
+            out[k] = int(np.bincount(on).argmax())
+    return out
