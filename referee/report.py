@@ -54,21 +54,30 @@ def format_scoreboard(res: RoundResult) -> str:
     return "\n".join(out)
 
 
-def format_reconciliation(rec: "Reconciliation") -> str:
-    """The back count beside the live count, the scoreboard it gives, and the plays that may
-    have gone to the wrong owner, as text lines (``rec``: a
-    :class:`~nertz.referee.reconcile.Reconciliation`)."""
+def format_reconciliation(rec: "Reconciliation", max_suspects: int = 10) -> str:
+    """The back count beside the live count, the scoreboard it gives, and (at most
+    ``max_suspects`` of) the plays that may have gone to the wrong owner, as text lines
+    (``rec``: a :class:`~nertz.referee.reconcile.Reconciliation`)."""
     width = max((len(n) for n in rec.owners), default=6) + 2
     out = [f"{'player':<{width}}{'live':>6}{'audit':>7}{'diff':>6}{'nertz left':>12}{'score':>8}{'live score':>12}"]
     for name, o in sorted(rec.owners.items(), key=lambda kv: -kv[1].score):
         called = " (called)" if name == rec.caller else ""
         out.append(f"{name:<{width}}{o.live:>6}{o.audit:>7}{o.difference:>+6}{o.nertz_left:>12}{o.score:>8}"
                    f"{o.live_score:>12}{called}")
+    live = sum(o.live for o in rec.owners.values())
+    counted = sum(o.audit for o in rec.owners.values())
     if rec.agrees:
         out.append("The back count agrees with the live attribution.")
-    else:
-        out.append("Scored by the back count (the rules' own count); the live count is kept for the record.")
-    for s in rec.suspects:
+        return "\n".join(out)
+    out.append("Scored by the back count (the rules' own count); the live count is kept for the record.")
+    if counted != live:
+        out.append(f"The photo shows {counted} foundation cards in all, the live referee saw {live}: check that the "
+                   "photo is of this round's foundations, all turned face down.")
+    if rec.suspects:
+        out.append("Live plays that may have gone to the wrong owner (least confident first):")
+    for s in rec.suspects[:max_suspects]:
         likely = f": likely {s.likely}'s" if s.likely else ""
         out.append(f"  {format_time(s.t)}  {s.credited} {s.card} on pile {s.pile} (confidence {s.confidence:.2f}){likely}")
+    if len(rec.suspects) > max_suspects:
+        out.append(f"  ... and {len(rec.suspects) - max_suspects} more (--json lists them all)")
     return "\n".join(out)

@@ -42,3 +42,14 @@ def test_counts_that_agree_have_no_suspects_and_given_nertz_counts_win():
 def test_bad_counts_are_refused_with_a_message(counts, message):
     with pytest.raises(ValueError, match=message):
         reconcile(Round(TABLE, EVENTS), counts)
+
+
+def test_the_text_report_says_when_the_totals_differ_and_caps_the_suspects():
+    from nertz.referee.report import format_reconciliation
+
+    text = format_reconciliation(reconcile(Round(TABLE, EVENTS), {"red": 3, "blue": 0}), max_suspects=1)
+    assert "The photo shows 3 foundation cards in all, the live referee saw 4" in text
+    assert "blue 2H on pile 1 (confidence 0.40): likely red's" in text
+    assert "... and 1 more" in text
+    agree = format_reconciliation(reconcile(Round(TABLE, EVENTS), {"red": 2, "blue": 2}))
+    assert "agrees" in agree and "may have gone" not in agree
