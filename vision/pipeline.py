@@ -98,7 +98,7 @@ class RefereePipeline:
         self._reported: set[str] = set()
         self.last_look = None
 
-    def _push(self, ev: dict[str, Any]) -> None:
+    def _push(self, ev: dict[str, Any], report: bool = True) -> None:
         self.events.append(ev)
         self.round.push(ev)
         self.on_message(ev)
@@ -106,6 +106,10 @@ class RefereePipeline:
             self.on_message({"t": ev["t"], "type": "review", "pile": ev["pile"], "card": ev["card"],
                              "player": ev["player"], "confidence": ev["confidence"],
                              "message": f"whose {ev['card']} on pile {ev['pile']}? the camera is not sure it was {ev['player']}'s"})
+        if report:
+            self._report_rulings()
+
+    def _report_rulings(self) -> None:
         # a late-timed event can change earlier rulings: report every ruling not reported yet
         for r in self.round.rulings:
             j = r.to_json()
@@ -115,10 +119,13 @@ class RefereePipeline:
                 self.on_message(j)
 
     def _push_call(self, name: str, t: float) -> None:
-        self._push({"t": t, "type": "call", "player": name})
-        for player, n in list(self.nertz_left.items()):  # counts known ahead: at the call
-            self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)})
+        # the call and the counts known ahead are ruled together (the round's end is not
+        # reported as "no count" for counts that follow at the same moment)
+        self._push({"t": t, "type": "call", "player": name}, report=False)
+        for player, n in list(self.nertz_left.items()):
+            self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)}, report=False)
         self.nertz_left = {}
+        self._report_rulings()
 
     def call(self, player: str, t: float) -> None:
         """A Nertz call heard now (a key press, the page): pushed at ``t`` seconds.
@@ -168,8 +175,9 @@ class RefereePipeline:
         self.calls = []
         end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
         for name, n in {**self.nertz_left, **(nertz_left or {})}.items():
-            self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)})
+            self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)}, report=False)
         self.nertz_left = {}
+        self._report_rulings()
         return self.round.result.to_json()
 
 
