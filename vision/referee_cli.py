@@ -100,15 +100,10 @@ def referee_command(
 ) -> None:
     """Watch a round and rule it: every foundation play, its owner, every ruling and the score.
 
-    With no source: the bundled sample round, with the call and the Nertz counts its players
-    announced (a camera cannot hear a call; its video shows no count spread).
+    With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread).
 
-    With ``--audit PHOTO`` the round is scored by the back count of that photo
-    (:mod:`nertz.vision.audit`; ``shared/RULES.md``: ownership is the back): the face-down cards
-    of each back in the shared area are the foundation counts, those in each player's own zone
-    the Nertz cards left (unless ``--nertz-left`` gives them), and the live counts are printed
-    beside them with the plays that may have gone to the wrong owner. An audit that fails
-    leaves the live result standing, with a warning."""
+    With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. An audit that fails leaves the live result standing, with a warning.
+    """
     from .pipeline import RefereePipeline
 
     def fail(msg: str) -> None:
