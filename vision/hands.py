@@ -31,8 +31,6 @@ class _Track:
     id: int
     box: np.ndarray
     last_t: float
-    zone: str | None = None  # the zone it was last in outside the shared area
-    zone_t: float = -1e9  # when it was last there, seconds
     history: deque = field(default_factory=lambda: deque(maxlen=64))  # (frame, t, box, zone or None)
 
 
@@ -112,8 +110,6 @@ class HandTracker:
             tr = by_id[int(ids[i])]
             zone = self._where(centres[i])
             tr.box, tr.last_t = b, t
-            if zone is not None:
-                tr.zone, tr.zone_t = zone, t
             tr.history.append((frame, t, b, zone))
         return ids
 
