@@ -15,8 +15,9 @@ hand boxes. Three state machines run on these looks:
   the top coming back is a take-back. A pile not seen for ``gone_after`` seconds while nothing
   hides its place has left the area (a completed pile set aside). The rules are a prior on what
   is read there, never a substitute (``shared/DESIGN.md``): a reading whose runner-up is the
-  card that may legally come next (an ace, for a new pile) becomes that card only when the
-  runner-up's probability times ``rules_prior`` beats the reading's (off by default: see
+  card that may legally come next (an ace, for a new pile; on a pile, only for a card lying
+  differently from the top) becomes that card only when the runner-up's probability times
+  ``rules_prior`` beats the reading's (off by default: see
   :class:`TrackerSettings`). A new top card whose place barely changed in the frames
   (``min_change``, measured by the arrival buffer) is the old top read differently, not a play.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
@@ -173,10 +174,11 @@ class TrackerSettings:
             classifier's reading (``shared/DESIGN.md``: the rules as a prior, never as a
             substitute for seeing). A reading switches to that card only when the card is among
             its runners-up with ``probability * rules_prior`` above the reading's own; an
-            illegal card read clearly stays illegal. 1 (the default) turns the prior off:
-            measured with the shipped models on the tuning rounds, 10 found 2 more plays and
-            5 more extra plays than no prior (on a round whose quads were poor), so it stays off
-            until the readings it works on are better.
+            illegal card read clearly stays illegal. On a pile it applies only to a card lying
+            differently from the top (the top read anew must not become the next card). 1 (the
+            default) turns the prior off: with the shipped models on 7 tuning rounds, 10 found
+            3 more plays and 8 more extra plays than no prior (most on a round whose quads were
+            poor), so it stays off until the readings it works on are better.
         min_change: a new top card on a pile whose place changed in less than this fraction of
             its pixels since the pile's last settled look is the same card read differently,
             not a play (needs the ``changed`` callback of :class:`RoundTracker`; 0 turns it off).
