@@ -362,3 +362,25 @@ def test_camera_frames_reach_the_stream_and_the_review_item(tmp_path: Path) -> N
         assert c.get(f"/api/review/{item['id']}/frame.jpg").content == src.jpeg
         other = c.get("/api/review/play:99/frame.jpg").content
         assert other == placeholder_jpeg("no frame kept")
+
+
+def test_a_back_count_is_compared_with_the_live_round_without_changing_it(tmp_path: Path) -> None:
+    c = _client(tmp_path)
+    _post(c, play(1.0, "red", "AH", 1), play(2.0, "blue", "2H", 1, confidence=0.5), play(3.0, "red", "AS", 2),
+          {"type": "call", "t": 9.0, "player": "red"})
+    before = {k: v for k, v in c.get("/api/round").json().items() if k != "clock"}
+    r = c.post("/api/round/audit", json={"counts": {"red": 3, "blue": 0, "green": 0}, "nertz_left": {"blue": 4}})
+    assert r.status_code == 200, r.text
+    rec = r.json()
+    assert rec["scored_by"] == "audit" and rec["caller"] == "red"
+    assert rec["players"]["red"]["foundation"] == 3 and rec["players"]["blue"]["score"] == -8
+    assert rec["live"]["blue"] == {"foundation": 1, "score": 1 - 8}
+    assert [(s["card"], s["credited"], s["likely"]) for s in rec["suspects"]] == [("2H", "blue", "red")]
+    assert {k: v for k, v in c.get("/api/round").json().items() if k != "clock"} == before
+
+
+@pytest.mark.parametrize("body", [{"counts": {"purple": 1}}, {"counts": {"red": -1}}, {"counts": {}, "x": 1},
+                                  {"counts": {"red": 1}, "nertz_left": {"red": 99}}])
+def test_a_bad_back_count_is_422(tmp_path: Path, body: Any) -> None:
+    r = _client(tmp_path).post("/api/round/audit", json=body)
+    assert r.status_code == 422, r.text

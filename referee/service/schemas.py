@@ -114,6 +114,43 @@ class PlayerIn(_In):
     player: Name
 
 
+class AuditIn(_In):
+    """A back count of the round's end (``nertz audit --json``'s ``counts``): face-down cards
+    of each player's back in the shared area; optionally the Nertz cards left per player."""
+
+    counts: dict[Name, Annotated[int, Field(ge=0, le=10_000)]] = Field(max_length=64)
+    nertz_left: dict[Name, Annotated[int, Field(ge=0, le=13)]] | None = Field(None, max_length=64)
+
+
+class OwnerCountOut(BaseModel):
+    """One owner's live and audited foundation cards and scores."""
+
+    foundation: int
+    score: int
+
+
+class SuspectOut(BaseModel):
+    """A live play that may have gone to the wrong owner."""
+
+    card: str
+    pile: int
+    t: float
+    credited: str
+    likely: str | None
+    confidence: float
+
+
+class ReconciliationOut(BaseModel):
+    """The current round scored by a back count, the live figures beside it."""
+
+    type: Literal["result"] = "result"
+    caller: str | None
+    scored_by: Literal["audit"] = "audit"
+    players: dict[str, dict[str, int]]
+    live: dict[str, OwnerCountOut]
+    suspects: list[SuspectOut]
+
+
 class ReviewAnswer(_In):
     """An answer to a review item.
 

@@ -6,6 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
+from nertz.referee.errors import NertzError
+from nertz.referee.reconcile import reconcile
 from nertz.referee.service import schemas
 from nertz.referee.service.deps import Live, TokenChecked
 from nertz.referee.service.views import round_view
@@ -20,6 +22,21 @@ def get_round(live: Live) -> dict:
     """The current round: per-player scores (and match totals), the foundations with the
     owner of every card, the events, the rulings and the open review items."""
     return round_view(live)
+
+
+@router.post("/audit", response_model=schemas.ReconciliationOut, responses={422: {"model": schemas.Problem}})
+def audit(body: schemas.AuditIn, live: Live) -> dict:
+    """Compare a back count of the round's end (``nertz audit --json`` counts the backs in a
+    photo) with the live attribution of the current round: the round scored by the count (the
+    rules define ownership by the back), the live figures beside it, and the live plays that
+    may have gone to the wrong owner. Nothing is stored and the match is not changed: this
+    answers what the count says."""
+    with live.lock:
+        try:
+            rec = reconcile(live.round, body.counts, body.nertz_left)
+        except ValueError as exc:
+            raise NertzError(str(exc)) from None
+    return rec.to_json()
 
 
 @router.post("/call", response_model=schemas.Accepted, dependencies=TokenChecked, responses=_ERRORS)
