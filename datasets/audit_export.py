@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .export import DETECT_CLASSES, _run, visible_boxes, write_obb_crop
+from .export import DETECT_CLASSES, _run, crop_origin, visible_boxes, write_obb_crop
 
 __all__ = ["write_audit_dataset", "AUDIT_SCALE", "MIN_VISIBLE"]
 
@@ -75,12 +75,7 @@ def _audit_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     lo, hi = sa.min(axis=0), sa.max(axis=0)
     n = 0
     for c_i in range(crops):
-        if len(centres) and rng.random() < 0.8:
-            cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
-        else:
-            cx, cy = rng.uniform(lo, hi)
-        x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
-        y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
+        x0, y0 = crop_origin(rng, centres, side, (W, H), near_p=0.8, anywhere=(lo, hi))
         write_obb_crop(frame, lab, keep, (x0, y0, side), imgsz, Path(out), split, f"a{index:05d}_{c_i}")
         n += 1
     return n

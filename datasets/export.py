@@ -402,6 +402,26 @@ def _crop_frames(index: int, seed: int, opts: dict) -> tuple[np.random.Generator
     return rng, imgsz, crops, zoom_p, rolled()
 
 
+def crop_origin(rng: np.random.Generator, centres: np.ndarray, side: float, size: tuple[int, int],
+                near_p: float = 0.85, anywhere: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, float]:
+    """Top-left corner of a square training crop, pixels: with probability ``near_p`` around a
+    random one of ``centres`` (``(N, 2)`` pixels; normal noise of a quarter of the side), else
+    uniformly in ``anywhere`` (``(lo, hi)`` corners; default the whole frame), kept inside the
+    frame of ``size`` ``(W, H)`` where the crop fits.
+
+    Args:
+        side: the crop's side in frame pixels.
+    """
+    W, H = size
+    if len(centres) and rng.random() < near_p:
+        cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
+    else:
+        lo, hi = anywhere if anywhere is not None else (np.zeros(2), np.array([W, H], np.float64))
+        cx, cy = rng.uniform(lo, hi)
+    return (float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side))),
+            float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side))))
+
+
 def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     """Write the crops of scene ``index``; returns how many images were written."""
     rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
@@ -421,12 +441,7 @@ def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
-            if len(centres) and rng.random() < 0.85:
-                cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
-            else:
-                cx, cy = rng.uniform(0, W), rng.uniform(0, H)
-            x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
-            y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
+            x0, y0 = crop_origin(rng, centres, side, (W, H))
             crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
             lines = []
             for cls, b in objs:
@@ -492,12 +507,7 @@ def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
-            if len(centres) and rng.random() < 0.85:
-                cx, cy = centres[int(rng.integers(len(centres)))] + rng.normal(0, side * 0.25, 2)
-            else:
-                cx, cy = rng.uniform(0, W), rng.uniform(0, H)
-            x0 = float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side)))
-            y0 = float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side)))
+            x0, y0 = crop_origin(rng, centres, side, (W, H))
             write_obb_crop(frame, lab, keep, (x0, y0, side), imgsz, Path(out), split, f"s{index:05d}_{f_i}_{c_i}")
             n += 1
     return n

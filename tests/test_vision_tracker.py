@@ -243,7 +243,7 @@ def test_with_no_prior_the_reading_stands():
 @pytest.mark.parametrize("change, plays", [(0.0, ["AH", "2H"]), (0.4, ["AH", "2H", "3H"])])
 def test_a_new_reading_where_the_pixels_did_not_change_is_a_rereading_not_a_play(change, plays):
     s = Stream()
-    s.tracker.changed = lambda cand: change if cand.label == "3H" else 0.5
+    s.tracker.piles.changed = lambda cand: change if cand.label == "3H" else 0.5
     for label in ("AH", "2H", "3H"):
         s.repeat(3, (label, card(500, 300)))
     assert [e["card"] for e in s.events if e["type"] == "play"] == plays

@@ -301,10 +301,15 @@ class PileTracker:
 
     Args:
         settings: :class:`TrackerSettings`.
+        changed: optional ``f(candidate) -> fraction | None``: how much of a new card's place
+            changed in the frames (:meth:`nertz.vision.arrival.ArrivalTimer.changed`), for
+            ``min_change``.
     """
 
-    def __init__(self, settings: TrackerSettings | None = None) -> None:
+    def __init__(self, settings: TrackerSettings | None = None,
+                 changed: Callable[[PlayCandidate], float | None] | None = None) -> None:
         self.settings = settings or TrackerSettings()
+        self.changed = changed
         self.piles: list[_Pile] = []
         self._new: list[_Pending] = []
         self._last_frame = -1
@@ -388,14 +393,25 @@ class PileTracker:
                 if below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
                     out.append(self._take_back(p, look, pend, prob))
                     continue
-                out.append(self._push(p, look, pend, prob))
+                out.extend(self._new_top(p, look, pend, prob))
             elif below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
                 out.append(self._take_back(p, look, pend, prob))
             else:
-                out.append(self._push(p, look, pend, prob))
+                out.extend(self._new_top(p, look, pend, prob))
         out.extend(self._open_piles(look, unmatched))
         self._last_frame = look.frame
         return out
+
+    def _new_top(self, p: _Pile, look: Look, pend: _Pending, prob: float) -> list[PlayCandidate]:
+        """The play of a new top card on ``p``; none when its place barely changed in the frames
+        (``min_change``): the old top read differently, which the pile keeps."""
+        cand = self._push(p, look, pend, prob)
+        if self.settings.min_change > 0 and self.changed is not None:
+            frac = self.changed(cand)
+            if frac is not None and frac < self.settings.min_change:
+                p.cards.pop()
+                return []
+        return [cand]
 
     def _push(self, p: _Pile, look: Look, pend: _Pending, prob: float) -> PlayCandidate:
         before = p.last_state_frame
@@ -589,11 +605,10 @@ class RoundTracker:
         self.settings = settings or TrackerSettings()
         self.shared = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2)
         self.zones = {n: np.asarray(z, np.float32).reshape(-1, 1, 2) for n, z in table.zones.items()}
-        self.piles = PileTracker(self.settings)
+        self.piles = PileTracker(self.settings, changed)
         self.zone_cards = ZoneTracker(list(self.zones), self.settings)
         self.arrival = arrival
         self.hand_owner = hand_owner
-        self.changed = changed
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
@@ -641,8 +656,6 @@ class RoundTracker:
         returned = self.zone_cards.update(look, by_zone)
         events: list[dict[str, Any]] = []
         for cand in self.piles.update(look, shared):
-            if cand.kind == "play" and self._reread(cand):
-                continue
             t = self.arrival(cand) if self.arrival else cand.t_seen
             if cand.kind == "take_back":
                 owners = self._owner_of_pile_card.get((cand.pile, cand.label)) or []
@@ -679,20 +692,6 @@ class RoundTracker:
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
-
-    def _reread(self, cand: PlayCandidate) -> bool:
-        """A new top card whose place barely changed (``min_change``) is the old top read
-        differently: the pile keeps its old top and no play is reported."""
-        if self.settings.min_change <= 0 or self.changed is None:
-            return False
-        pile = self.piles.piles[cand.pile - 1]
-        if len(pile.cards) < 2:
-            return False
-        frac = self.changed(cand)
-        if frac is None or frac >= self.settings.min_change:
-            return False
-        pile.cards.pop()
-        return True
 
     def _held_play(self, h: dict[str, Any], dt: float) -> dict[str, Any]:
         self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(h["player"])

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nertz.referee.reconcile import Suspect
+
 CARD_PATTERN = r"^([A2-9TJQK][SHDC]|JK)$"
 REAL_CARD_PATTERN = r"^[A2-9TJQK][SHDC]$"
 HEX_PATTERN = r"^#[0-9a-fA-F]{6}$"
@@ -129,17 +131,6 @@ class OwnerCountOut(BaseModel):
     score: int
 
 
-class SuspectOut(BaseModel):
-    """A live play that may have gone to the wrong owner."""
-
-    card: str
-    pile: int
-    t: float
-    credited: str
-    likely: str | None
-    confidence: float
-
-
 class ReconciliationOut(BaseModel):
     """The current round scored by a back count, the live figures beside it."""
 
@@ -148,7 +139,7 @@ class ReconciliationOut(BaseModel):
     scored_by: Literal["audit"] = "audit"
     players: dict[str, dict[str, int]]
     live: dict[str, OwnerCountOut]
-    suspects: list[SuspectOut]
+    suspects: list[Suspect]
 
 
 class ReviewAnswer(_In):
