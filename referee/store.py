@@ -23,8 +23,30 @@ Entry kinds (``data`` is a JSON object):
 ``ruling``         ``{"ruling": {...ruling json...}}``: announced (record only; never replayed)
 ``correction``     ``{"target": seq, "action": "confirm" | "change_owner" | "replace" | "reject",
                    ...}``: a person's correction of an earlier ``event`` entry
-``round_close``    ``{"result": {...}}``: the round was closed and added to the match
+``audit``          the back count of the round's end (``shared/RULES.md``, "Scoring a
+                   round"): ``{"counts": {player: n}, "nertz_left": {player: n} | null,
+                   "unknown": n | null, "face_up": n | null, "zones": {zone: {player or
+                   "unknown": n}} | null, "method": str | null, "source": "json" | "photo"}``;
+                   ``counts`` are face-down cards per back in the shared area, ``nertz_left``
+                   the Nertz cards left per player (``null``: the round's own ``nertz_left``
+                   events stand); the rest is kept for the record. A photo's JPEG, when there
+                   was one, is the entry's frame. The latest ``audit`` of a round is the one
+                   that scores it; earlier ones stay in the store
+``round_close``    ``{"result": {...}}``: the round was closed and added to the match (record
+                   only: the match is rebuilt from the rounds' inputs)
 =================  ===========================================================================
+
+Schema versions (``PRAGMA user_version``, :data:`SCHEMA_VERSION`):
+
+- **1**: the kinds above without ``audit``.
+- **2**: adds the ``audit`` kind. A version-1 file is upgraded in place when opened
+  (:func:`_migrate_1_to_2`): SQLite cannot alter a ``CHECK`` constraint, so ``log`` is rebuilt
+  in one transaction (a new table with the new constraint, every row copied with its ``seq``,
+  the old one dropped, the new one renamed, the ``AUTOINCREMENT`` counter and the append-only
+  triggers restored, ``user_version`` set to 2); ``frames`` is left as it is. SQLite's schema
+  changes are transactional, so a failed (or killed) upgrade leaves the file at version 1.
+
+A file of a newer version than :data:`SCHEMA_VERSION` is refused with :class:`StoreError`.
 """
 
 from __future__ import annotations
@@ -42,34 +64,42 @@ from nertz.referee.errors import NertzError
 
 __all__ = ["EventStore", "Entry", "KINDS", "StoreError"]
 
-KINDS = ("match_start", "table", "round_start", "event", "ruling", "correction", "round_close")
+KINDS = ("match_start", "table", "round_start", "event", "ruling", "correction", "round_close", "audit")
 """The entry kinds the store accepts."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The store layout this code writes (``PRAGMA user_version``); older files are upgraded."""
 
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS log (
+_KINDS_V1 = KINDS[:7]
+
+
+def _log_ddl(name: str, kinds: tuple[str, ...]) -> str:
+    kind_list = ", ".join(repr(k) for k in kinds)
+    return f"""CREATE TABLE IF NOT EXISTS {name} (
     seq    INTEGER PRIMARY KEY AUTOINCREMENT,
     wall   REAL    NOT NULL,
     match  INTEGER NOT NULL,
     round  INTEGER NOT NULL,
-    kind   TEXT    NOT NULL CHECK (kind IN ({", ".join(repr(k) for k in KINDS)})),
+    kind   TEXT    NOT NULL CHECK (kind IN ({kind_list})),
     origin TEXT    NOT NULL,
     data   TEXT    NOT NULL
-);
-CREATE TABLE IF NOT EXISTS frames (
+)"""
+
+
+_FRAMES_DDL = """CREATE TABLE IF NOT EXISTS frames (
     seq  INTEGER PRIMARY KEY REFERENCES log(seq),
     jpeg BLOB    NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS log_no_update BEFORE UPDATE ON log
-    BEGIN SELECT RAISE(ABORT, 'the event store is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS log_no_delete BEFORE DELETE ON log
-    BEGIN SELECT RAISE(ABORT, 'the event store is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS frames_no_update BEFORE UPDATE ON frames
-    BEGIN SELECT RAISE(ABORT, 'the event store is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS frames_no_delete BEFORE DELETE ON frames
-    BEGIN SELECT RAISE(ABORT, 'the event store is append-only'); END;
-"""
+)"""
+
+_TRIGGERS = [
+    f"""CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table}
+    BEGIN SELECT RAISE(ABORT, 'the event store is append-only'); END"""
+    for table in ("log", "frames")
+    for op in ("UPDATE", "DELETE")
+]
+
+_SCHEMA_STATEMENTS = [_log_ddl("log", KINDS), _FRAMES_DDL, *_TRIGGERS]
+"""The current schema, one statement each (run inside one transaction)."""
 
 
 class StoreError(NertzError):
@@ -106,8 +136,13 @@ class EventStore:
         path: the database file (created if missing; its folder must exist), or
             ``":memory:"`` for a throw-away store.
 
+    A version-1 file is upgraded to :data:`SCHEMA_VERSION` in place (``migrated_from`` then
+    says from which version).
+
     Raises:
-        StoreError: the file cannot be created or opened, or is not a SQLite database.
+        StoreError: the file cannot be created or opened, is not a SQLite database, was
+            written by a newer version of the referee, or an upgrade failed (the file is then
+            left as it was).
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -119,14 +154,59 @@ class EventStore:
             if not p.parent.is_dir():
                 raise StoreError(f"{path}: the folder {p.parent} does not exist")
         self._lock = threading.Lock()
+        self.migrated_from: int | None = None
+        """The schema version the file was upgraded from when it was opened (``None``: none)."""
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: cannot be used as the referee's store ({exc})") from None
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._open_schema()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"{path}: cannot be used as the referee's store ({exc})") from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _open_schema(self) -> None:
+        """Create the schema in a new file, upgrade an older one, refuse a newer one (all in
+        one ``BEGIN IMMEDIATE`` transaction, so two processes opening the same old file do
+        not both upgrade it).
+
+        Raises:
+            StoreError: the file was written by a newer version of the referee.
+            sqlite3.DatabaseError: not a database, or the upgrade failed (rolled back).
+        """
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            has_log = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'log'").fetchone()
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: written by a newer version of the referee (store schema {version}; "
+                    f"this one reads up to {SCHEMA_VERSION}): upgrade nertz to open it"
+                )
+            if has_log and version < 2:  # version 0 with a log: a store from before the version was kept
+                _migrate_1_to_2(db)
+                self.migrated_from = max(version, 1)
+            for sql in _SCHEMA_STATEMENTS:
+                db.execute(sql)
+            if version != SCHEMA_VERSION:
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        """The file's schema version (``PRAGMA user_version``; :data:`SCHEMA_VERSION` once open)."""
+        with self._lock:
+            return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     @property
     def journal_mode(self) -> str:
@@ -192,3 +272,36 @@ class EventStore:
         """Close the database (the WAL is checkpointed by SQLite)."""
         with self._lock:
             self._db.close()
+
+
+def _migrate_1_to_2(db: sqlite3.Connection) -> None:
+    """Rebuild ``log`` with the version-2 ``CHECK`` (the ``audit`` kind), inside the caller's
+    transaction, following SQLite's procedure for schema changes ALTER TABLE cannot make
+    (https://www.sqlite.org/lang_altertable.html, "Making Other Kinds Of Table Schema
+    Changes"): create ``log_v2``, copy every row with its ``seq``, drop ``log`` (its triggers
+    go with it), rename ``log_v2`` to ``log``; the ``AUTOINCREMENT`` counter is set back to what
+    it was (so a ``seq`` is never reused) and the caller recreates the triggers. ``frames``
+    keeps its rows and its reference to ``log(seq)`` (foreign keys are not enforced here, so
+    the drop does not touch it).
+
+    Raises:
+        sqlite3.DatabaseError: a row the new table refuses (an unknown kind), or I/O errors;
+            the caller rolls the transaction back.
+    """
+    counter = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'log'").fetchone()
+    before = db.execute("SELECT count(*) FROM log").fetchone()[0]
+    db.execute("DROP TABLE IF EXISTS log_v2")
+    db.execute(_log_ddl("log_v2", KINDS))
+    db.execute("INSERT INTO log_v2 (seq, wall, match, round, kind, origin, data) "
+               "SELECT seq, wall, match, round, kind, origin, data FROM log ORDER BY seq")
+    for trigger in ("log_no_update", "log_no_delete"):
+        db.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    db.execute("DROP TABLE log")
+    db.execute("ALTER TABLE log_v2 RENAME TO log")
+    after = db.execute("SELECT count(*) FROM log").fetchone()[0]
+    if after != before:  # cannot happen with a plain copy; a guard against losing anything
+        raise sqlite3.DatabaseError(f"the upgrade copied {after} of {before} entries")
+    if counter is not None:
+        db.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'log'", (int(counter[0]),))
+        if db.execute("SELECT changes()").fetchone()[0] == 0:
+            db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('log', ?)", (int(counter[0]),))

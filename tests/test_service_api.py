@@ -369,7 +369,7 @@ def test_a_back_count_is_compared_with_the_live_round_without_changing_it(tmp_pa
     _post(c, play(1.0, "red", "AH", 1), play(2.0, "blue", "2H", 1, confidence=0.5), play(3.0, "red", "AS", 2),
           {"type": "call", "t": 9.0, "player": "red"})
     before = {k: v for k, v in c.get("/api/round").json().items() if k != "clock"}
-    r = c.post("/api/round/audit", json={"counts": {"red": 3, "blue": 0, "green": 0}, "nertz_left": {"blue": 4}})
+    r = c.post("/api/round/audit/preview", json={"counts": {"red": 3, "blue": 0, "green": 0}, "nertz_left": {"blue": 4}})
     assert r.status_code == 200, r.text
     rec = r.json()
     assert rec["scored_by"] == "audit" and rec["caller"] == "red"

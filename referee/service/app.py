@@ -24,12 +24,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nertz.referee.errors import NertzError
 from nertz.referee.service.live import Conflict, LiveReferee, NotFound
+from nertz.referee.service.photo import MAX_PHOTO_BYTES
 from nertz.referee.service.routers import events, match, review, round as round_, table, video, ws
 
-__all__ = ["create_app", "MAX_BODY_BYTES", "LOCAL_HOSTS"]
+__all__ = ["create_app", "MAX_BODY_BYTES", "MAX_PHOTO_BYTES", "PHOTO_PATHS", "LOCAL_HOSTS"]
 
 MAX_BODY_BYTES = 64 * 1024
 """The largest request body accepted (bytes); an event is about 100 bytes."""
+
+PHOTO_PATHS = ("/api/round/audit/photo",)
+"""Paths whose body is a photo: their limit is ``max_photo`` (:data:`MAX_PHOTO_BYTES`)."""
 
 LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]", "testserver"]
 """Host headers accepted when serving on a loopback address (``testserver``: FastAPI's TestClient)."""
@@ -43,34 +47,41 @@ _CSP = (
 class BodyLimitMiddleware:
     """Refuse request bodies larger than ``max_bytes`` with 413 (declared or streamed).
 
-    The body is read up to the limit before the app sees it (bodies here are small JSON).
+    The body is read up to the limit before the app sees it (bodies here are small JSON;
+    the paths in ``paths`` have their own limits, e.g. a photo's).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES, paths: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.paths = dict(paths or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.paths.get(scope.get("path", ""), self.max_bytes)
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
         if declared is not None:
-            if not declared.isdigit() or int(declared) > self.max_bytes:
-                await _send_json(send, 413, {"detail": f"request body larger than {self.max_bytes} bytes"})
+            if not declared.isdigit() or int(declared) > limit:
+                await _send_json(send, 413, {"detail": f"request body larger than {limit} bytes"})
                 return
-        body = b""
+        chunks: list[bytes] = []
+        size = 0
         more = True
         while more:
             msg = await receive()
             if msg["type"] == "http.disconnect":
                 return
-            body += msg.get("body", b"")
+            chunk = msg.get("body", b"")
+            chunks.append(chunk)
+            size += len(chunk)
             more = bool(msg.get("more_body", False))
-            if len(body) > self.max_bytes:
-                await _send_json(send, 413, {"detail": f"request body larger than {self.max_bytes} bytes"})
+            if size > limit:
+                await _send_json(send, 413, {"detail": f"request body larger than {limit} bytes"})
                 return
+        body = b"".join(chunks)
         sent = False
 
         async def replay() -> Message:
@@ -137,6 +148,7 @@ def create_app(
     token: str | None = None,
     allowed_hosts: list[str] | None = None,
     max_body: int = MAX_BODY_BYTES,
+    max_photo: int = MAX_PHOTO_BYTES,
     start_source: bool = True,
 ) -> FastAPI:
     """Build the service around a live referee.
@@ -148,6 +160,7 @@ def create_app(
         allowed_hosts: Host headers accepted; default :data:`LOCAL_HOSTS` without a token,
             any with one.
         max_body: the largest request body, bytes (larger: 413).
+        max_photo: the largest photo body (:data:`PHOTO_PATHS`), bytes (larger: 413).
         start_source: start feeding the round from ``live.source`` while the app runs.
 
     Returns:
@@ -205,7 +218,7 @@ def create_app(
     def index() -> FileResponse:
         return FileResponse(str(static_dir.joinpath("index.html")), media_type="text/html")
 
-    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body, paths={p: max_photo for p in PHOTO_PATHS})
     hosts = allowed_hosts if allowed_hosts is not None else (["*"] if token else LOCAL_HOSTS)
     if hosts != ["*"]:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)

@@ -171,6 +171,10 @@ def serve(
         typer.echo(f"open {url}?token={token} on the players' devices (the scoreboard alone needs no token)")
     else:
         typer.echo(f"open {url}")
+    if store.migrated_from is not None:
+        from nertz.referee.store import SCHEMA_VERSION
+
+        typer.echo(f"upgraded the store {db} from schema {store.migrated_from} to {SCHEMA_VERSION} (nothing lost)")
     if live.resumed and table is not None and live.table is not None and live.table.to_dict() != tbl.to_dict():
         typer.echo(f"note: the match stored in {db} keeps its own table, not {table} (give another --db to start afresh)")
     config = uvicorn.Config(

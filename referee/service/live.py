@@ -8,6 +8,18 @@ the :class:`nertz.referee.store.EventStore` *before* it changes the state, and o
 state is rebuilt by folding the store's entries, so a process killed at any moment comes back
 exactly as it was.
 
+The back count (issue 7, ``shared/RULES.md`` "Scoring a round"): after the round has ended
+(a valid call, everyone stuck, or ended by a person) and before it is closed, a count of the
+face-down cards of each back in the shared area can be recorded (:meth:`LiveReferee.record_audit`,
+an ``audit`` entry of the store). From then on the round is *scored by the count*:
+:func:`nertz.referee.reconcile.reconcile` of the live round (as corrected) and the latest
+count gives the scores that the page, ``GET /api/round``, the match and ``round_close`` use,
+with the live figures kept beside them and the live plays that may have gone to the wrong owner
+listed as suspects. A second count of the same round replaces the first for scoring (the
+latest counts); both stay in the store. The reconciliation is never stored: it is recomputed
+from the stored inputs (events, corrections, counts), so a correction made after the count
+is reflected, and a restart gives the same state.
+
 Thread safety: one re-entrant lock guards every change; the source runs in its own thread;
 listeners (the WebSocket) get each message through a callback called under the lock, so they
 see the messages in the order the changes happened.
@@ -16,6 +28,7 @@ see the messages in the order the changes happened.
 from __future__ import annotations
 
 import copy
+import math
 import threading
 import time
 from collections import Counter
@@ -26,18 +39,22 @@ from typing import Any
 from nertz.referee.errors import EventError, NertzError
 from nertz.referee.events import ResultLine, RulingLine, parse_event
 from nertz.referee.match import Match
+from nertz.referee.reconcile import Reconciliation, reconcile
 from nertz.referee.round import Round
 from nertz.referee.store import Entry, EventStore
 from nertz.referee.table import Table
 
 from nertz.referee.service.sources import Source
 
-__all__ = ["LiveReferee", "RoundData", "StoredEvent", "Conflict", "NotFound", "REVIEW_BELOW", "CORRECTION_ACTIONS"]
+__all__ = ["LiveReferee", "RoundData", "StoredEvent", "StoredAudit", "Conflict", "NotFound", "REVIEW_BELOW",
+           "CORRECTION_ACTIONS", "AUDIT_SOURCES"]
 
 REVIEW_BELOW = 0.9
 """Plays reported with a confidence below this go to the review queue (0..1)."""
 
 CORRECTION_ACTIONS = ("confirm", "change_owner", "replace", "reject")
+AUDIT_SOURCES = ("json", "photo")
+"""Where a recorded back count came from: posted counts, or a photo counted by the service."""
 _REPLACEABLE = {"player", "card", "pile", "t", "count", "as"}
 
 
@@ -61,9 +78,22 @@ class StoredEvent:
 
 
 @dataclass
+class StoredAudit:
+    """A back count of a round as stored: its ``seq``, who recorded it, when (Unix seconds),
+    and the ``audit`` entry's data (``counts``, ``nertz_left``, ``unknown``, ``face_up``,
+    ``zones``, ``method``, ``source``; see :mod:`nertz.referee.store`)."""
+
+    seq: int
+    origin: str
+    wall: float
+    data: dict[str, Any]
+
+
+@dataclass
 class RoundData:
     """One round's inputs: number, when it started (Unix seconds), the clock speed, its
-    events, the corrections by target ``seq``, and whether it was closed into the match."""
+    events, the corrections by target ``seq``, its back counts (oldest first; the last one
+    scores), and whether it was closed into the match."""
 
     number: int
     wall_start: float
@@ -71,6 +101,12 @@ class RoundData:
     events: list[StoredEvent] = field(default_factory=list)
     corrections: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     closed: bool = False
+    audits: list[StoredAudit] = field(default_factory=list)
+
+    @property
+    def audit(self) -> StoredAudit | None:
+        """The back count that scores the round (the latest one), or ``None``."""
+        return self.audits[-1] if self.audits else None
 
 
 def _apply_corrections(ev: dict[str, Any], corrections: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -144,7 +180,7 @@ class LiveReferee:
                 self._fold(e)
         self._rebuild_round()
         self._announced = [r.to_json() for r in self._round.rulings] if self._round else []
-        self._last_result = self._round.result.to_json() if self._round else None
+        self._last_result = self.scored_result(self.rounds[-1]) if self._round else None
 
     def _repair(self) -> None:
         """Finish a step that a kill cut in two: a match started without its first round, or
@@ -170,6 +206,8 @@ class LiveReferee:
             self.rounds[-1].corrections.setdefault(int(d["target"]), []).append(d)
         elif e.kind == "round_close":
             self.rounds[-1].closed = True
+        elif e.kind == "audit":
+            self.rounds[-1].audits.append(StoredAudit(e.seq, e.origin, e.wall, d))
 
     # -- building rounds and the match ---------------------------------------------------
 
@@ -204,12 +242,53 @@ class LiveReferee:
         self._round = self._build(self.rounds[-1]) if self.rounds else None
 
     def _closed_results(self) -> list[dict[str, int]]:
-        out = []
-        for rd in self.rounds:
-            if rd.closed:
-                res = self._build(rd).result
-                out.append({n: s.score for n, s in res.players.items()})
-        return out
+        return [self.round_scores(rd) for rd in self.rounds if rd.closed]
+
+    def _game(self, rd: RoundData) -> Round:
+        """The round replayed (the cached one for the current round)."""
+        return self._round if rd is self.rounds[-1] and self._round is not None else self._build(rd)
+
+    def reconciliation(self, rd: RoundData | None = None) -> Reconciliation | None:
+        """The round (default: the current one) scored by its latest back count, or ``None``
+        when it has none.
+
+        Raises:
+            NertzError: a stored count that no longer fits the table (cannot happen through
+                :meth:`record_audit`, which checks it first).
+        """
+        with self._lock:
+            rd = self.current if rd is None else rd
+            a = rd.audit
+            if a is None:
+                return None
+            try:
+                return reconcile(self._game(rd), a.data["counts"], a.data.get("nertz_left"))
+            except ValueError as exc:
+                raise NertzError(f"the back count {a.seq} of round {rd.number} does not fit: {exc}") from None
+
+    def round_scores(self, rd: RoundData) -> dict[str, int]:
+        """A round's score per owner, points: the back count's when the round has one, else
+        the live attribution's."""
+        with self._lock:
+            rec = self.reconciliation(rd)
+            if rec is not None:
+                return {n: o.score for n, o in rec.owners.items()}
+            return {n: s.score for n, s in self._game(rd).result.players.items()}
+
+    def scored_result(self, rd: RoundData | None = None) -> dict[str, Any]:
+        """The round's result line as scored: the live result (``ended``, ``end_t``,
+        ``reviews``, ...) with, when the round has a back count, ``players`` replaced by the
+        count's and the keys ``scored_by`` (``"audit"``), ``live`` (the live foundation cards
+        and scores per owner), ``suspects`` and ``audit_seq`` added
+        (:meth:`nertz.referee.reconcile.Reconciliation.to_json`)."""
+        with self._lock:
+            rd = self.current if rd is None else rd
+            out = self._game(rd).result.to_json()
+            rec = self.reconciliation(rd)
+            if rec is not None:
+                out.update(rec.to_json())
+                out["audit_seq"] = rd.audit.seq  # type: ignore[union-attr]
+            return out
 
     def match(self, include_current: bool = True) -> Match:
         """The match so far: the closed rounds, plus the current one once it has ended
@@ -219,7 +298,7 @@ class LiveReferee:
             rounds = self._closed_results()
             rd = self.rounds[-1]
             if include_current and not rd.closed and self._round is not None and self._round.result.ended:
-                rounds.append({n: s.score for n, s in self._round.result.players.items()})
+                rounds.append(self.round_scores(rd))
             m = Match(self.table.names, self.table.rules.target)
             for r in rounds:
                 if m.is_over:
@@ -289,7 +368,7 @@ class LiveReferee:
             self.store.append("ruling", {"ruling": r}, match=self.match_no, round=self.current.number, origin="referee")
             self._emit({"type": "ruling", "ruling": r})
         self._announced = rulings
-        result = self._round.result.to_json()
+        result = self.scored_result()
         if result != self._last_result:
             self._last_result = result
             self._emit({"type": "score", "result": result})
@@ -503,13 +582,124 @@ class LiveReferee:
             if result.ended is None:
                 raise Conflict("the round has not ended: call Nertz, declare everyone stuck or end it first")
             self._stop_source()
-            self.store.append("round_close", {"result": result.to_json()}, match=self.match_no, round=rd.number, origin=origin)
+            scored = self.scored_result(rd)
+            self.store.append("round_close", {"result": scored}, match=self.match_no, round=rd.number, origin=origin)
             rd.closed = True
             m = self.match(include_current=False)
-            self._emit({"type": "round_close", "result": result.to_json(), "over": m.is_over, "winner": m.winner})
+            self._emit({"type": "round_close", "result": scored, "over": m.is_over, "winner": m.winner})
             if not m.is_over:
                 self._start_round(rd.number + 1, origin)
             return {"closed": rd.number, "over": m.is_over, "winner": m.winner, "round": self.current.number}
+
+    def record_audit(
+        self,
+        counts: dict[str, int],
+        nertz_left: dict[str, int] | None = None,
+        *,
+        unknown: int | None = None,
+        face_up: int | None = None,
+        zones: dict[str, dict[str, int]] | None = None,
+        method: str | None = None,
+        source: str = "json",
+        jpeg: bytes | None = None,
+        origin: str = "api",
+        expect: tuple[int, int] | None = None,
+    ) -> dict[str, Any]:
+        """Record the back count of the current round's end; from now on it scores the round.
+
+        Args:
+            counts: face-down cards per back in the shared area, keyed by player (or partner)
+                name; players left out count 0 (a back not seen). Partners' counts are added.
+            nertz_left: Nertz cards left per player, or ``None`` to keep the round's own
+                ``nertz_left`` events (an owner left out keeps them too).
+            unknown, face_up, zones, method: the photo audit's other figures, kept for the
+                record (``nertz audit --json``'s ``unknown``, ``face_up``, ``zones``, and how it
+                counted).
+            source: one of :data:`AUDIT_SOURCES`.
+            jpeg: the photo, kept as the entry's frame.
+            origin: who recorded it (``"api"``, ``"photo"``, ``"button"``).
+            expect: ``(match, round)`` the count was taken for; refused if the current round
+                is another one by now (a photo counted while the round moved on).
+
+        Returns:
+            ``{"seq": the audit entry, "audits": counts recorded for this round, **the
+            reconciliation's JSON}``.
+
+        Raises:
+            EventError (checked first): an unknown name, a negative count, more cards of one
+                back than its deck holds (52, 54 with jokers), a Nertz count over the pile's
+                size, or a value that is not a whole number.
+            Conflict: the round has not ended, is closed, or is not the expected one.
+        """
+        with self._lock:
+            assert self.table is not None
+            rd = self.current
+            if expect is not None and expect != (self.match_no, rd.number):
+                raise Conflict(f"the count was taken for match {expect[0]} round {expect[1]}, "
+                               f"but the current one is match {self.match_no} round {rd.number}")
+            if source not in AUDIT_SOURCES:
+                raise EventError(f"unknown audit source {source!r} (one of: {', '.join(AUDIT_SOURCES)})")
+            counts, left, rec = self._checked_audit(counts, nertz_left)
+            if rd.closed:
+                raise Conflict("the round is closed: a back count settles the current round before it is closed")
+            if self.round.result.ended is None:
+                raise Conflict("the round has not ended: the back count is taken after the call "
+                               "(or after everyone was stuck, or the round was ended)")
+            data: dict[str, Any] = {
+                "counts": counts,
+                "nertz_left": left,
+                "unknown": None if unknown is None else int(unknown),
+                "face_up": None if face_up is None else int(face_up),
+                "zones": zones,
+                "method": method,
+                "source": source,
+            }
+            entry = self.store.append("audit", data, match=self.match_no, round=rd.number, origin=origin, jpeg=jpeg)
+            rd.audits.append(StoredAudit(entry.seq, origin, entry.wall, data))
+            result = self.scored_result(rd)
+            self._emit({"type": "audit", "seq": entry.seq, "origin": origin, "audit": data, "result": result})
+            self._last_result = result
+            self._emit({"type": "score", "result": result})
+            return {"seq": entry.seq, "audits": len(rd.audits), **rec.to_json()}
+
+    def preview_audit(self, counts: dict[str, int], nertz_left: dict[str, int] | None = None) -> dict[str, Any]:
+        """What a back count would say of the current round, in any state, nothing stored:
+        the reconciliation's JSON (:meth:`nertz.referee.reconcile.Reconciliation.to_json`).
+
+        Raises:
+            EventError: the values :meth:`record_audit` refuses.
+        """
+        with self._lock:
+            return self._checked_audit(counts, nertz_left)[2].to_json()
+
+    def _checked_audit(
+        self, counts: dict[str, int], nertz_left: dict[str, int] | None
+    ) -> tuple[dict[str, int], dict[str, int] | None, Reconciliation]:
+        """The count's values checked and the current round reconciled with them.
+
+        Raises:
+            EventError: see :meth:`record_audit`.
+        """
+        assert self.table is not None
+        counts = _whole_numbers(counts, "back count")
+        left = None if nertz_left is None else _whole_numbers(nertz_left, "Nertz count")
+        deck = 52 + (2 if self.table.rules.jokers else 0)
+        per_owner: dict[str, int] = {}
+        for name, n in counts.items():
+            owner = self.table.owner_of(name)
+            if owner is not None:
+                per_owner[owner] = per_owner.get(owner, 0) + n
+        for owner, n in per_owner.items():
+            if n > deck:
+                raise EventError(f"back count of {n} cards for {owner}, whose deck holds {deck}")
+        for name, n in (left or {}).items():
+            if n > self.table.rules.nertz_pile:
+                raise EventError(f"Nertz count of {n} for {name!r}: the Nertz pile holds {self.table.rules.nertz_pile}")
+        try:
+            rec = reconcile(self.round, counts, left)
+        except ValueError as exc:
+            raise EventError(str(exc)) from None
+        return counts, left, rec
 
     def new_match(self, origin: str = "button") -> dict[str, Any]:
         """Start a new match at the same table (the old one stays in the store)."""
@@ -554,7 +744,7 @@ class LiveReferee:
         self.rounds.append(RoundData(number, wall, speed))
         self._rebuild_round()
         self._announced = []
-        self._last_result = self.round.result.to_json()
+        self._last_result = self.scored_result()
         self._emit({"type": "round_start", "wall_start": wall, "speed": speed})
         if self._running:
             self._start_source()
@@ -612,6 +802,24 @@ class LiveReferee:
     def frame(self) -> bytes | None:
         """The source's latest JPEG frame, or ``None``."""
         return self.source.frame() if self.source is not None else None
+
+
+def _whole_numbers(values: dict[str, Any], what: str) -> dict[str, int]:
+    """``{name: n}`` with every ``n`` a whole number of cards, 0 or more.
+
+    Raises:
+        EventError: a value that is not a whole number (a bool, a fraction, text) or negative.
+    """
+    if not isinstance(values, dict):
+        raise EventError(f"the {what} must be an object of player: cards")
+    out: dict[str, int] = {}
+    for name, n in values.items():
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n != int(n):
+            raise EventError(f"{what} for {name!r} is not a whole number of cards ({n!r})")
+        if n < 0:
+            raise EventError(f"{what} for {name!r} is negative ({n})")
+        out[str(name)] = int(n)
+    return out
 
 
 def _key(r: dict[str, Any]) -> str:

@@ -116,12 +116,36 @@ class PlayerIn(_In):
     player: Name
 
 
-class AuditIn(_In):
-    """A back count of the round's end (``nertz audit --json``'s ``counts``): face-down cards
-    of each player's back in the shared area; optionally the Nertz cards left per player."""
+CardCount = Annotated[int, Field(ge=0, le=10_000, strict=True, description="cards")]
 
-    counts: dict[Name, Annotated[int, Field(ge=0, le=10_000)]] = Field(max_length=64)
-    nertz_left: dict[Name, Annotated[int, Field(ge=0, le=13)]] | None = Field(None, max_length=64)
+
+class AuditIn(_In):
+    """A back count of the round's end: face-down cards of each player's back in the shared
+    area (``counts``; players left out: 0); optionally the Nertz cards left per player
+    (``nertz_left``; left out: the round's own ``nertz_left`` events stand). The line that
+    ``nertz audit --json`` prints can be posted as it is: its ``type``, ``unknown``,
+    ``face_up`` and ``zones`` are accepted and kept for the record, and without
+    ``nertz_left`` each player's own back counted in their own zone is their Nertz count.
+    Counts are whole numbers (``1.0`` and ``"1"`` are refused); a back counted more often than
+    its deck holds (52, 54 with jokers) or a Nertz count over the pile's size is a 422."""
+
+    type: Literal["audit"] | None = None
+    counts: dict[Name, CardCount] = Field(max_length=64)
+    nertz_left: dict[Name, Annotated[int, Field(ge=0, le=13, strict=True)]] | None = Field(None, max_length=64)
+    unknown: CardCount | None = Field(None, description="face-down cards of no registered back (record only)")
+    face_up: CardCount | None = Field(None, description="face-up cards seen (record only)")
+    zones: dict[Name, dict[Name, CardCount]] | None = Field(
+        None, max_length=64, description="zone -> {player or 'unknown': cards} (nertz audit's zones)"
+    )
+
+    def nertz_counts(self) -> dict[str, int] | None:
+        """``nertz_left`` as given, else each player's own back in their own zone (from
+        ``zones``), else ``None``."""
+        if self.nertz_left is not None:
+            return dict(self.nertz_left)
+        if self.zones:
+            return {name: counts.get(name, 0) for name, counts in self.zones.items()}
+        return None
 
 
 class OwnerCountOut(BaseModel):
@@ -139,6 +163,68 @@ class ReconciliationOut(BaseModel):
     scored_by: Literal["audit"] = "audit"
     players: dict[str, dict[str, int]]
     live: dict[str, OwnerCountOut]
+    suspects: list[Suspect]
+
+
+class AuditOut(ReconciliationOut):
+    """A back count recorded: the reconciliation it gives, the store entry, and how many
+    counts this round has (the latest scores)."""
+
+    seq: int
+    audits: int
+
+
+class PhotoCountOut(BaseModel):
+    """What the photo audit counted (``nertz audit --json``'s line)."""
+
+    counts: dict[str, int]
+    unknown: int
+    face_up: int
+    zones: dict[str, dict[str, int]]
+    nertz_left: dict[str, int] | None = Field(description="each player's own back in their own zone (None: no zones)")
+    method: str
+    width: int = Field(description="the photo's width, pixels")
+    height: int = Field(description="the photo's height, pixels")
+
+
+class PhotoAuditOut(BaseModel):
+    """A photo counted: the count, and the reconciliation (recorded unless ``dry_run``)."""
+
+    stored: bool
+    seq: int | None
+    audits: int | None
+    count: PhotoCountOut
+    result: ReconciliationOut
+
+
+class AuditOwnerOut(BaseModel):
+    name: str
+    back: str
+    audit: int = Field(description="face-down cards of this back counted in the shared area")
+    live: int = Field(description="foundation cards credited by the live attribution")
+    difference: int = Field(description="audit - live")
+    nertz_left: int
+    score: int = Field(description="round score by the count (the one that counts), points")
+    live_score: int = Field(description="round score by the live attribution, points")
+
+
+class AuditViewOut(BaseModel):
+    """The current round's back count beside the live attribution (``GET /api/round``)."""
+
+    seq: int
+    origin: str
+    wall: float = Field(description="when it was recorded, Unix seconds")
+    source: str
+    method: str | None
+    counts: dict[str, int]
+    nertz_left: dict[str, int] | None
+    unknown: int | None
+    face_up: int | None
+    zones: dict[str, dict[str, int]] | None
+    has_photo: bool
+    audits: int = Field(description="counts recorded for this round (the latest scores)")
+    agrees: bool
+    owners: list[AuditOwnerOut]
     suspects: list[Suspect]
 
 
@@ -221,6 +307,8 @@ class PlayerScoreOut(BaseModel):
     score: int
     called: bool
     total: int = Field(description="match total: closed rounds plus this round")
+    live_foundation: int | None = Field(None, description="with a back count: the live attribution's foundation cards")
+    live_score: int | None = Field(None, description="with a back count: the live attribution's round score")
 
 
 class StoredEventOut(BaseModel):
@@ -258,6 +346,7 @@ class RoundOut(BaseModel):
     rulings: list[dict[str, Any]]
     reviews: list[ReviewItemOut]
     result: dict[str, Any]
+    audit: AuditViewOut | None = Field(None, description="the round's back count, when one was recorded")
 
 
 class MatchOut(BaseModel):

@@ -8,7 +8,7 @@ from typing import Any
 
 from nertz.referee.service.live import LiveReferee
 
-__all__ = ["round_view", "match_view", "table_view", "match_csv", "match_export"]
+__all__ = ["round_view", "audit_view", "match_view", "table_view", "match_csv", "match_export"]
 
 
 def table_view(live: LiveReferee) -> dict[str, Any]:
@@ -24,37 +24,96 @@ def table_view(live: LiveReferee) -> dict[str, Any]:
     }
 
 
+def audit_view(live: LiveReferee) -> dict[str, Any] | None:
+    """The current round's back count beside the live attribution, or ``None`` without one.
+
+    Returns:
+        ``{"seq", "origin", "wall" (Unix seconds), "source" ("json" | "photo"), "method",
+        "counts", "nertz_left", "unknown", "face_up", "zones"`` (the stored count),
+        ``"has_photo"``, ``"audits"`` (counts recorded for this round; the latest scores),
+        ``"agrees"`` (the count equals the live attribution for every owner), ``"owners"``
+        (per owner, in seating order: ``name``, ``back``, ``audit`` and ``live`` foundation
+        cards, ``difference`` = audit - live, ``nertz_left``, ``score`` (by the count, the one
+        that counts) and ``live_score``, points) and ``"suspects"`` (live plays that may have
+        gone to the wrong owner, least confident first: ``t`` seconds, ``card``, ``pile``,
+        ``credited`` (the live owner), ``likely`` (the owner the count found short, or
+        ``None``), ``confidence`` 0..1)}``.
+    """
+    with live.lock:
+        assert live.table is not None
+        rd = live.current
+        a = rd.audit
+        rec = live.reconciliation(rd)
+        if a is None or rec is None:
+            return None
+        owners = []
+        for p in live.table.players:
+            o = rec.owners[p.name]
+            owners.append({"name": p.name, "back": p.back, "audit": o.audit, "live": o.live, "difference": o.difference,
+                           "nertz_left": o.nertz_left, "score": o.score, "live_score": o.live_score})
+        return {
+            "seq": a.seq,
+            "origin": a.origin,
+            "wall": a.wall,
+            "source": a.data.get("source", "json"),
+            "method": a.data.get("method"),
+            "counts": a.data["counts"],
+            "nertz_left": a.data.get("nertz_left"),
+            "unknown": a.data.get("unknown"),
+            "face_up": a.data.get("face_up"),
+            "zones": a.data.get("zones"),
+            "has_photo": live.store.frame(a.seq) is not None,
+            "audits": len(rd.audits),
+            "agrees": rec.agrees,
+            "owners": owners,
+            "suspects": [{"t": s.t, "card": s.card, "pile": s.pile, "credited": s.credited, "likely": s.likely,
+                          "confidence": s.confidence} for s in rec.suspects],
+        }
+
+
 def round_view(live: LiveReferee) -> dict[str, Any]:
     """The current round: per-player scores and match totals, the foundations with each
-    card's owner, the events (with their ``seq`` and corrections), rulings and reviews."""
+    card's owner, the events (with their ``seq`` and corrections), rulings and reviews.
+
+    When the round has a back count (:func:`audit_view`, under ``"audit"``), the players'
+    ``foundation``, ``nertz_left``, ``score`` and ``total`` and the ``result`` are the
+    count's (the rules score by the back), and each player also carries ``live_foundation``
+    and ``live_score`` (``None`` without a count)."""
     with live.lock:
         assert live.table is not None
         rd = live.current
         replay = live.round.replay()
         res = replay.result
+        rec = live.reconciliation(rd)
+        scores = live.round_scores(rd)
         match = live.match()
         totals = match.totals
         counted = (not rd.closed) and res.ended is not None and len(match.rounds) > sum(1 for r in live.rounds if r.closed)
         closed_totals = dict(totals)
         if not counted and not rd.closed:
-            for name, s in res.players.items():
-                closed_totals[name] = closed_totals.get(name, 0) + s.score
+            for name, score in scores.items():
+                closed_totals[name] = closed_totals.get(name, 0) + score
         counted_owners = {
             live.table.owner_of(ev["player"]) for _, ev in live.effective_events(rd) if ev.get("type") == "nertz_left"
         }
+        if rd.audit is not None and rd.audit.data.get("nertz_left"):
+            counted_owners |= {live.table.owner_of(n) for n in rd.audit.data["nertz_left"]}
         players = []
         for p in live.table.players:
             s = res.players[p.name]
+            o = rec.owners[p.name] if rec is not None else None
             players.append(
                 {
                     "name": p.name,
                     "back": p.back,
-                    "foundation": s.foundation,
-                    "nertz_left": s.nertz_left,
+                    "foundation": o.audit if o is not None else s.foundation,
+                    "nertz_left": o.nertz_left if o is not None else s.nertz_left,
                     "nertz_known": p.name in counted_owners,
-                    "score": s.score,
+                    "score": scores[p.name],
                     "called": res.caller == p.name,
                     "total": closed_totals[p.name],
+                    "live_foundation": s.foundation if o is not None else None,
+                    "live_score": o.live_score if o is not None else None,
                 }
             )
         piles = []
@@ -97,7 +156,8 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
             "events": events,
             "rulings": [r.to_json() for r in replay.rulings],
             "reviews": live.reviews(),
-            "result": res.to_json(),
+            "result": live.scored_result(rd),
+            "audit": audit_view(live),
         }
 
 
@@ -140,7 +200,9 @@ def match_csv(live: LiveReferee) -> str:
 
 def match_export(live: LiveReferee) -> dict[str, Any]:
     """The match as one JSON object: table, match summary, and every round's events,
-    corrections and rulings (enough to replay it with ``nertz score``)."""
+    corrections and rulings (enough to replay it with ``nertz score``), its back counts
+    (``audits``: the stored data with ``seq``; the last one scores) and its ``result`` as
+    scored (the count's when there is one, with the live figures under ``live``)."""
     with live.lock:
         rounds = []
         for rd in live.rounds:
@@ -153,7 +215,8 @@ def match_export(live: LiveReferee) -> dict[str, Any]:
                     "corrections": [c for cs in rd.corrections.values() for c in cs],
                     "effective_events": [ev for _, ev in live.effective_events(rd)],
                     "rulings": [r.to_json() for r in game.rulings],
-                    "result": game.result.to_json(),
+                    "audits": [{"seq": a.seq, "origin": a.origin, **a.data} for a in rd.audits],
+                    "result": live.scored_result(rd),
                 }
             )
         return {"table": live.table.to_dict(), "match": match_view(live), "rounds": rounds}  # type: ignore[union-attr]

@@ -29,8 +29,9 @@ async def websocket(ws: WebSocket) -> None:
     order they happened, ``event`` (``seq``, ``origin``, ``event``), ``ruling``
     (``ruling``), ``ruling_withdrawn`` (an earlier ruling a late report or a correction
     undid), ``score`` (``result``), ``correction``, ``round_start``, ``round_close``,
-    ``match_start``, ``table`` and ``source_error``. Each carries ``n`` (increasing),
-    ``match`` and ``round``. With a table token, connect with ``?token=``."""
+    ``match_start``, ``table``, ``audit`` (a back count was recorded: ``seq``, ``origin``,
+    ``audit`` the stored count, ``result`` the round as now scored; a ``score`` follows) and
+    ``source_error``. Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``."""
     if not token_ok(ws) or not _same_origin(ws):
         await ws.close(code=1008)
         return

@@ -128,6 +128,7 @@
     renderBanner();
     renderScoreboard();
     renderControls();
+    renderAudit();
     renderPiles();
     renderLog();
     renderReviews();
@@ -162,7 +163,9 @@
       const score = el("div", "score" + (p.score < 0 ? " neg" : ""), String(p.score));
       score.dataset.testid = "score-" + p.name;
       const left = p.nertz_known || p.called ? String(p.nertz_left) : "?";
-      const sub = el("div", "sub", p.foundation + " on foundations · " + left + " in Nertz pile");
+      const live = p.live_foundation !== null && p.live_foundation !== undefined && p.live_foundation !== p.foundation
+        ? " (live " + p.live_foundation + ")" : "";
+      const sub = el("div", "sub", p.foundation + (round.audit ? " counted" : " on foundations") + live + " · " + left + " in Nertz pile");
       const total = el("div", "total", "Match " + p.total + " / " + target);
       const prog = el("div", "progress");
       const bar = el("div"); bar.style.width = Math.max(0, Math.min(100, (100 * p.total) / target)) + "%"; bar.style.background = p.back;
@@ -188,6 +191,100 @@
     $("btn-next").textContent = over ? "Close round (match over)" : "Next round";
     $("btn-new-match").classList.toggle("hidden", !round.closed);
   }
+
+  // -- the back count: the round scored by the backs, the live count beside it ----------------
+  let auditFormKey = null;
+  const signed = (n) => (n > 0 ? "+" + n : String(n));
+  function cells(tr, values, tag) { for (const v of values) tr.append(el(tag || "td", null, String(v))); return tr; }
+
+  function renderAudit() {
+    const a = round.audit;
+    const canRecord = !!round.ended && !round.closed;
+    $("audit").classList.toggle("hidden", !a && !canRecord);
+    $("audit-hint").classList.toggle("hidden", !!a || !canRecord);
+    $("audit-form").classList.toggle("hidden", !canRecord);
+    if (canRecord) buildAuditForm(a);
+    $("audit-form-title").textContent = a ? "Count again (the latest count scores)" : "Count each back";
+    $("audit-result").classList.toggle("hidden", !a);
+    if (!a) { $("audit-note").textContent = ""; return; }
+    const how = a.source === "photo" ? "from a photo" : "entered";
+    $("audit-note").textContent = (a.agrees ? "agrees with the live count" : "differs from the live count: scored by the count")
+      + " · " + how + (a.audits > 1 ? " · count " + a.audits + " of this round (the latest counts)" : "");
+    $("audit-note").classList.toggle("bad", !a.agrees);
+    const tbl = $("audit-table");
+    tbl.replaceChildren(cells(el("tr"), ["player", "count", "live", "difference", "Nertz left", "score", "live score"], "th"));
+    for (const o of a.owners) {
+      const tr = el("tr");
+      tr.dataset.player = o.name;
+      const name = el("td");
+      const chip = el("span", "chip"); chip.style.background = o.back;
+      name.append(chip, el("span", null, o.name));
+      tr.append(name);
+      cells(tr, [o.audit, o.live]);
+      const diff = el("td", o.difference > 0 ? "up" : o.difference < 0 ? "down" : null, o.difference ? signed(o.difference) : "0");
+      diff.dataset.testid = "audit-diff-" + o.name;
+      tr.append(diff);
+      cells(tr, [o.nertz_left]);
+      const score = el("td", "strong", String(o.score)); score.dataset.testid = "audit-score-" + o.name;
+      tr.append(score);
+      cells(tr, [o.live_score]);
+      tbl.append(tr);
+    }
+    const st = $("audit-suspects");
+    st.replaceChildren();
+    $("audit-suspects-title").classList.toggle("hidden", !a.suspects.length);
+    if (a.suspects.length) {
+      st.append(cells(el("tr"), ["time", "card", "pile", "live owner", "likely owner", "confidence"], "th"));
+      for (const s of a.suspects) {
+        const tr = el("tr"); tr.dataset.card = s.card;
+        cells(tr, [fmtT(s.t), cardText(s.card), s.pile, s.credited, s.likely || "?", s.confidence.toFixed(2)]);
+        st.append(tr);
+      }
+    }
+    $("audit-photo").classList.toggle("hidden", !a.has_photo);
+    $("audit-photo-link").href = "/api/round/audit/photo.jpg?seq=" + a.seq;
+  }
+
+  function buildAuditForm(a) {
+    const key = round.match + ":" + round.round + ":" + (a ? a.seq : 0);
+    if (key === auditFormKey) return;  // keep what is being typed across refreshes
+    auditFormKey = key;
+    const box = $("audit-inputs");
+    box.replaceChildren();
+    for (const p of round.players) {
+      const lab = el("label", "audit-input");
+      const chip = el("span", "chip"); chip.style.background = p.back;
+      const count = el("input"); count.type = "number"; count.min = "0"; count.max = "54"; count.dataset.count = p.name;
+      count.value = a ? String(a.counts[p.name] ?? 0) : String(p.live_foundation ?? p.foundation);
+      const left = el("input"); left.type = "number"; left.min = "0"; left.max = "13"; left.dataset.left = p.name;
+      left.placeholder = "?"; left.title = "cards left in " + p.name + "'s Nertz pile";
+      if (p.nertz_known || p.called) left.value = String(p.nertz_left);
+      lab.append(chip, el("span", null, p.name), count, el("span", "hint", "Nertz"), left);
+      box.append(lab);
+    }
+  }
+
+  $("audit-record").onclick = () => {
+    const counts = {}, nertz = {};
+    for (const i of document.querySelectorAll("#audit-inputs input[data-count]")) counts[i.dataset.count] = Number(i.value || 0);
+    for (const i of document.querySelectorAll("#audit-inputs input[data-left]")) if (i.value !== "") nertz[i.dataset.left] = Number(i.value);
+    const body = { counts };
+    if (Object.keys(nertz).length) body.nertz_left = nertz;
+    api("POST", "/api/round/audit", body).then(() => { flash("back count recorded"); scheduleRefresh(); }, () => {});
+  };
+  $("audit-file").addEventListener("change", async (ev) => {
+    const file = ev.target.files[0];
+    ev.target.value = "";
+    if (!file) return;
+    const headers = { "Content-Type": file.type || "image/jpeg" };
+    if (token()) headers["X-Table-Token"] = token();
+    flash("counting the photo…");
+    const res = await fetch("/api/round/audit/photo", { method: "POST", headers, body: file });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) { flash(typeof data.detail === "string" ? data.detail : res.status + " " + res.statusText); return; }
+    flash("back count recorded from the photo");
+    scheduleRefresh();
+  });
 
   function cardText(code) {
     if (!code) return "–";
