@@ -9,10 +9,14 @@
   the label quads and from the detector's quads, and the detector's corner error.
 - :func:`voc_samples`: a folder of images with Pascal-VOC boxes and, optionally, a JSON list
   of identities (the format of ``shared/real_cards/edje_tf_cards/train_labels.json``).
+- :func:`stack_totals` / :func:`stack_total_accuracy`: a proxy for photos labelled only with
+  the blackjack point total of each stack (``shared/real_cards/blackjack_table_state``): the
+  found faces are grouped into stacks (overlapping quads) and each stack's total compared.
 
 ``python -m nertz.vision.evaluate synth N SEED``, ``python -m nertz.vision.evaluate crops DIR``
 (classifier top-1 on a classification folder) and
-``python -m nertz.vision.evaluate voc DIR LABELS.json [IMGSZ]`` print the figures (medians of timing
+``python -m nertz.vision.evaluate voc DIR LABELS.json [IMGSZ]`` and
+``python -m nertz.vision.evaluate stacks DIR [IMGSZ]`` print the figures (medians of timing
 are printed too; they are only meaningful on an otherwise idle machine).
 """
 
@@ -32,7 +36,7 @@ from nertz.datasets.export import DETECT_CLASSES, visible_boxes
 
 __all__ = ["iou_matrix", "match_boxes", "evaluate", "synthetic_samples", "voc_samples", "format_report",
            "back_accuracy", "classifier_accuracy", "corner_error", "whole_card_accuracy", "calibration_error",
-           "fit_temperature"]
+           "fit_temperature", "blackjack_value", "stack_groups", "stack_totals", "stack_total_accuracy"]
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -208,6 +212,118 @@ def voc_samples(folder: Path, labels_json: Path | None = None,
         frame = load_image(folder / name)
         yield frame, {"boxes": np.array([b[:4] for b in bs], np.float64).reshape(-1, 4),
                       "class_id": np.zeros(len(bs), np.int64), "labels": [b[4] for b in bs], "name": name}
+
+
+BLACKJACK_VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+"""Blackjack points of the ranks that are not their own number (an ace counts 1, as in the
+blackjack set's totals; the joker counts 0)."""
+
+
+def blackjack_value(card: str) -> int:
+    """Blackjack points of a card name (``"7S"`` -> 7, ``"TH"``/``"KD"`` -> 10, ``"AC"`` -> 1,
+    ``"JK"`` or anything unreadable -> 0)."""
+    if not card or card == "JK":
+        return 0
+    rank = str(card)[:-1]
+    return BLACKJACK_VALUES.get(rank, int(rank) if rank.isdigit() else 0)
+
+
+def stack_groups(quads: np.ndarray, grow: float = 1.03) -> list[list[int]]:
+    """Group cards into stacks: two cards are in one stack when their quads, each grown by
+    ``grow`` about its centre, overlap (``cv2.intersectConvexConvex``); stacks are the
+    connected components.
+
+    Args:
+        quads: ``(N, 4, 2)`` pixels, each a convex quad.
+
+    Returns:
+        Lists of indices into ``quads``, one per stack, each ascending, in order of their first card.
+    """
+    import cv2
+
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    c = q.mean(axis=1, keepdims=True)
+    g = (c + (q - c) * grow).astype(np.float32)
+    parent = list(range(len(q)))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    for a in range(len(q)):
+        for b in range(a + 1, len(q)):
+            area, _ = cv2.intersectConvexConvex(g[a], g[b])
+            if area > 0:
+                parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for a in range(len(q)):
+        groups.setdefault(find(a), []).append(a)
+    return list(groups.values())
+
+
+def stack_totals(labels: Iterable[str], quads: np.ndarray) -> list[int]:
+    """The blackjack total of each stack of face-up cards (:func:`stack_groups`,
+    :func:`blackjack_value`), in the order of :func:`stack_groups`."""
+    labels = list(labels)
+    return [sum(blackjack_value(labels[i]) for i in g) for g in stack_groups(quads)]
+
+
+def stack_total_accuracy(recognizer, folder: Path) -> dict:
+    """Run the recogniser on a folder labelled with stack totals only and compare.
+
+    The folder holds ``labels.csv`` with columns ``file`` (relative to the folder) and
+    ``stack_point_totals_in_reading_order_from_db.csv`` (comma-separated totals), the format of
+    ``shared/real_cards/blackjack_table_state``. The totals are compared as multisets (the
+    reading order is not recovered): a stack counts as right when its total is among the
+    truth's, each truth total used once. This is a proxy for precision and recall: a missed,
+    extra or misread card changes its stack's total unless errors cancel (a 10 read as a K).
+    An image that cannot be read counts as no stack found.
+
+    Returns:
+        ``{"images", "stacks", "stacks_right", "stack_accuracy", "images_all_right",
+        "faces_median", "stacks_found", "per_image": [(file, predicted totals, true totals)]}``.
+
+    Raises:
+        FileNotFoundError: no ``labels.csv`` in the folder. ValueError: a malformed row.
+    """
+    import csv
+
+    import cv2
+
+    folder = Path(folder)
+    table = folder / "labels.csv"
+    if not table.is_file():
+        raise FileNotFoundError(f"{table} not found")
+    stacks = right = all_right = found = 0
+    faces_n, per_image = [], []
+    with table.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        try:
+            truth = [int(x) for x in row["stack_point_totals_in_reading_order_from_db.csv"].split(",")]
+            name = row["file"]
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{table}: malformed row {row!r}: {exc}") from None
+        frame = cv2.imread(str(folder / name))
+        det = recognizer(frame) if frame is not None else None
+        if det is None:
+            pred: list[int] = []
+        else:
+            faces = np.nonzero(det.class_id == 0)[0]
+            pred = stack_totals(det.labels[faces], det.quads[faces])
+            faces_n.append(len(faces))
+        ok = sum((Counter(pred) & Counter(truth)).values())
+        stacks += len(truth)
+        right += ok
+        found += len(pred)
+        all_right += sorted(pred) == sorted(truth)
+        per_image.append((name, sorted(pred), sorted(truth)))
+    return {"images": len(rows), "stacks": stacks, "stacks_right": right,
+            "stack_accuracy": right / max(stacks, 1), "images_all_right": all_right,
+            "faces_median": float(np.median(faces_n)) if faces_n else 0.0, "stacks_found": found,
+            "per_image": per_image}
 
 
 def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float = 0.5,
@@ -443,9 +559,10 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         "  synth: detector + identity on N fresh synthetic frames from SEED\n"
         "  cards: identity of whole face-up cards (label quads, jittered by JITTER, and the\n"
         "         detector's quads) and corner error on N synthetic frames from SEED\n"
-        "  voc:   detector + identity on a folder of Pascal-VOC labelled photos"
+        "  voc:   detector + identity on a folder of Pascal-VOC labelled photos\n"
+        "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)"
     )
-    need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4}
+    need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3}
     if len(sys.argv) < 2 or sys.argv[1] not in need or len(sys.argv) < need[sys.argv[1]]:
         print(usage, file=sys.stderr)
         sys.exit(2)
@@ -466,6 +583,15 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
               f"identity of found {pq['accuracy']:.4f} (ECE {pq['ece']:.4f}), end to end {pq['end_to_end']:.4f}\n"
               f"  corner error: median {pq['corner_px_median']:.2f} px, 90th percentile {pq['corner_px_p90']:.2f} px, "
               f"median / short side {pq['corner_rel_median']:.3f}")
+        sys.exit(0)
+    if kind == "stacks":
+        size = int(sys.argv[3]) if len(sys.argv) > 3 else 640
+        r = stack_total_accuracy(CardRecognizer(table=None, imgsz=size), Path(sys.argv[2]))
+        for name, pred, truth in r["per_image"]:
+            print(f"  {name}: found {pred} true {truth}")
+        print(f"detector at {size}: stacks with the right total {r['stacks_right']}/{r['stacks']} "
+              f"({r['stack_accuracy']:.3f}); images with every total right {r['images_all_right']}/{r['images']}; "
+              f"stacks found {r['stacks_found']}; faces found per image, median {r['faces_median']:.0f}")
         sys.exit(0)
     if kind == "synth":
         rec = CardRecognizer(table=None)
