@@ -51,8 +51,10 @@ class OwnerCount:
         live: foundation cards credited by the live attribution.
         audit: face-down cards of the owner's back counted in the shared area.
         nertz_left: cards left in the owner's Nertz pile (as scored).
-        live_score, score: the round score from the live count and from the audit (the one
-            that counts), points.
+        live_nertz_left, live_score: the live result's own Nertz count and round score, kept
+            for the record as the live referee had them (its ``nertz_left`` events, not the
+            count's), points.
+        score: the round score by the audit (the one that counts), points.
     """
 
     live: int
@@ -60,6 +62,7 @@ class OwnerCount:
     nertz_left: int
     live_score: int
     score: int
+    live_nertz_left: int = 0
 
     @property
     def difference(self) -> int:
@@ -92,7 +95,7 @@ class Reconciliation:
 
             {"type": "result", "caller": "red", "scored_by": "audit",
              "players": {"red": {"foundation": 20, "nertz_left": 0, "score": 20}, ...},
-             "live": {"red": {"foundation": 21, "score": 21}, ...},
+             "live": {"red": {"foundation": 21, "nertz_left": 0, "score": 21}, ...},
              "suspects": [{"card": "7S", "pile": 3, "t": 12.4, "credited": "red",
                            "likely": "blue", "confidence": 0.45}]}
         """
@@ -100,7 +103,8 @@ class Reconciliation:
             "type": "result", "caller": self.caller, "scored_by": "audit",
             "players": {n: {"foundation": o.audit, "nertz_left": o.nertz_left, "score": o.score}
                         for n, o in self.owners.items()},
-            "live": {n: {"foundation": o.live, "score": o.live_score} for n, o in self.owners.items()},
+            "live": {n: {"foundation": o.live, "nertz_left": o.live_nertz_left, "score": o.live_score}
+                     for n, o in self.owners.items()},
             "suspects": [{"card": s.card, "pile": s.pile, "t": s.t, "credited": s.credited, "likely": s.likely,
                           "confidence": s.confidence} for s in self.suspects],
         }
@@ -124,7 +128,9 @@ def reconcile(rnd: Round, audit_counts: dict[str, int], nertz_left: dict[str, in
         the audit found short when only one is.
 
     Raises:
-        ValueError: a count for a name not at the table, or a negative count.
+        ValueError: a count for a name not at the table, a negative count, or a Nertz count
+            above 0 for the owner whose valid call ended the round (``shared/RULES.md``: a
+            call is valid only with the Nertz pile empty).
     """
     table = rnd.table
     audit: dict[str, int] = {}
@@ -143,15 +149,17 @@ def reconcile(rnd: Round, audit_counts: dict[str, int], nertz_left: dict[str, in
         if owner is None:
             raise ValueError(f"Nertz count for {name!r}, who is not at the table ({', '.join(table.names)})")
         left_given[owner] = int(n)
+    if result.caller is not None and left_given.get(result.caller, 0) > 0:
+        raise ValueError(f"a Nertz count of {left_given[result.caller]} for {result.caller}, whose valid call "
+                         "ended the round: a valid call means an empty Nertz pile")
     owners: dict[str, OwnerCount] = {}
     for owner, ps in result.players.items():
         left = left_given.get(owner, ps.nertz_left)
         counted = audit.get(owner, 0)
         is_caller = result.caller == owner
         owners[owner] = OwnerCount(
-            live=ps.foundation, audit=counted, nertz_left=left,
-            live_score=player_score(ps.foundation, left, is_caller=is_caller, rules=table.rules),
-            score=player_score(counted, left, is_caller=is_caller, rules=table.rules))
+            live=ps.foundation, audit=counted, nertz_left=left, live_score=ps.score,
+            score=player_score(counted, left, is_caller=is_caller, rules=table.rules), live_nertz_left=ps.nertz_left)
     short = [n for n, o in owners.items() if o.difference > 0]
     confidence = {(str(ev.card), ev.pile, round(ev.t, 3)): ev.confidence
                   for ev in rnd.events if isinstance(ev, Play)}

@@ -29,7 +29,7 @@ def test_the_audit_is_scored_and_the_least_confident_surplus_play_is_the_suspect
     line = rec.to_json()
     assert line["type"] == "result" and line["caller"] == "red" and line["scored_by"] == "audit"
     assert line["players"]["blue"] == {"foundation": 1, "nertz_left": 3, "score": -5}
-    assert line["live"]["blue"] == {"foundation": 2, "score": -4}
+    assert line["live"]["blue"] == {"foundation": 2, "nertz_left": 3, "score": -4}
 
 
 def test_counts_that_agree_have_no_suspects_and_given_nertz_counts_win():

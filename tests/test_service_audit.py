@@ -87,15 +87,15 @@ def test_a_recorded_count_scores_the_round_with_the_live_figures_beside_it(tmp_p
     assert {n: (p["foundation"], p["nertz_left"], p["score"], p["total"]) for n, p in players.items()} == {
         "red": (4, 0, 4, 4), "blue": (0, 4, -8, -8), "green": (1, 2, -3, -3)}
     assert {n: (p["live_foundation"], p["live_score"]) for n, p in players.items()} == {
-        "red": (3, 3), "blue": (1, 1 - 8), "green": (1, -3)}
+        "red": (3, 3), "blue": (1, 1), "green": (1, -3)}  # live: blue's Nertz count was not known
     assert players["blue"]["nertz_known"] is True  # given by the count
     assert body["result"]["scored_by"] == "audit" and body["result"]["ended"] == "call"
-    assert body["result"]["players"]["blue"]["score"] == -8 and body["result"]["live"]["blue"]["score"] == -7
+    assert body["result"]["players"]["blue"]["score"] == -8 and body["result"]["live"]["blue"]["score"] == 1
     a = body["audit"]
     assert (a["seq"], a["source"], a["audits"], a["agrees"], a["has_photo"]) == (out["seq"], "json", 1, False, False)
     assert a["counts"] == COUNT["counts"] and a["nertz_left"] == {"blue": 4}
     assert [(o["name"], o["audit"], o["live"], o["difference"], o["score"], o["live_score"]) for o in a["owners"]] == [
-        ("red", 4, 3, 1, 4, 3), ("blue", 0, 1, -1, -8, -7), ("green", 1, 1, 0, -3, -3)]
+        ("red", 4, 3, 1, 4, 3), ("blue", 0, 1, -1, -8, 1), ("green", 1, 1, 0, -3, -3)]
     assert a["suspects"] == [{"t": 2.0, "card": "2H", "pile": 1, "credited": "blue", "likely": "red", "confidence": 0.5}]
     # the match counts the round by the back count, before and after it is closed
     assert c.get("/api/match").json()["rounds"] == [{"red": 4, "blue": -8, "green": -3}]
@@ -103,7 +103,7 @@ def test_a_recorded_count_scores_the_round_with_the_live_figures_beside_it(tmp_p
     assert c.get("/api/match").json()["totals"] == {"red": 4, "blue": -8, "green": -3}
     close = [e for e in live.store.entries() if e.kind == "round_close"][-1]
     assert close.data["result"]["scored_by"] == "audit" and close.data["result"]["players"]["red"]["score"] == 4
-    assert close.data["result"]["live"]["red"] == {"foundation": 3, "score": 3}
+    assert close.data["result"]["live"]["red"] == {"foundation": 3, "nertz_left": 0, "score": 3}
     (stored,) = [e for e in live.store.entries() if e.kind == "audit"]
     assert stored.data == {"counts": COUNT["counts"], "nertz_left": {"blue": 4}, "unknown": None, "face_up": None,
                            "zones": None, "method": None, "source": "json"}
@@ -345,10 +345,11 @@ def test_a_photo_is_counted_recorded_and_kept(tmp_path: Path, scene: Any) -> Non
     assert r.status_code == 200, r.text
     out = r.json()
     assert out["stored"] is True and out["audits"] == 1
-    assert out["count"]["counts"] == {"teal": 8, "gold": 8} and out["count"]["nertz_left"] == {"teal": 0, "gold": 0}
+    assert out["count"]["counts"] == {"teal": 8, "gold": 8} and out["count"]["nertz_left"] == {"gold": 0}  # teal called
     assert (out["count"]["width"], out["count"]["height"], out["count"]["method"]) == (1920, 1080, "classical")
     res = out["result"]
-    assert res["live"] == {"teal": {"foundation": 9, "score": 9}, "gold": {"foundation": 7, "score": 7}}
+    assert res["live"] == {"teal": {"foundation": 9, "nertz_left": 0, "score": 9},
+                           "gold": {"foundation": 7, "nertz_left": 0, "score": 7}}
     assert {n: p["score"] for n, p in res["players"].items()} == {"teal": 8, "gold": 8}
     assert [(s["card"], s["credited"], s["likely"], s["confidence"]) for s in res["suspects"]] == [
         ("5H", "teal", "gold", 0.4)]
@@ -508,3 +509,24 @@ def test_the_page_shows_the_back_count_panel(server: str) -> None:  # noqa: F811
             assert errors == []
         finally:
             browser.close()
+
+
+def test_counts_that_contradict_the_deck_or_the_call_are_refused_and_ending_twice_is_a_conflict(tmp_path: Path) -> None:
+    live = _live(tmp_path / "r.db")
+    c = _client(live)
+    _post(c, *ROUND)
+    kinds = _kinds(live)
+    # 45 on the foundations and 13 left in the Nertz pile: 58 cards of a 52-card deck
+    r = c.post("/api/round/audit", json={"counts": {"red": 4, "blue": 45, "green": 1}, "nertz_left": {"blue": 13}})
+    assert r.status_code == 422 and "58 cards counted for blue" in r.json()["detail"], r.text
+    # red called validly: their Nertz pile was empty
+    r = c.post("/api/round/audit/preview", json={"counts": {"red": 4}, "nertz_left": {"red": 5}})
+    assert r.status_code == 422 and "valid call" in r.json()["detail"], r.text
+    # zones counted in a photo: what lies in the caller's zone is not a Nertz pile
+    r = c.post("/api/round/audit/preview", json={"counts": {"red": 4, "blue": 0, "green": 1},
+                                                 "zones": {"red": {"red": 6}, "blue": {"blue": 3}, "green": {"green": 2}}})
+    assert r.status_code == 200, r.text
+    assert {n: p["nertz_left"] for n, p in r.json()["players"].items()} == {"red": 0, "blue": 3, "green": 2}
+    r = c.post("/api/round/end")
+    assert r.status_code == 409 and "already ended" in r.json()["detail"], r.text
+    assert _kinds(live) == kinds

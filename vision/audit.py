@@ -971,7 +971,7 @@ def audit_command(
     image: Annotated[Optional[Path], typer.Argument(help="photo of the table after the call")] = None,
     table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours, shared area, zones)")] = None,
     source: Annotated[Optional[str], typer.Option("--source", help="webcam index, video file, stream URL or folder of images (a few seconds are audited)")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="end with one JSON line {type: audit, ...}")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print only one JSON line {type: audit, counts, unknown, face_up, zones} instead of the text")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="write the image with the counted strips outlined")] = None,
     method: Annotated[str, typer.Option("--method", help="auto, classical, learned or hybrid (see nertz.vision.audit.METHODS)")] = "auto",
 ) -> None:

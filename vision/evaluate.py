@@ -554,7 +554,7 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
 
     usage = (
         "usage: python -m nertz.vision.evaluate crops DIR | synth N SEED | cards N SEED [JITTER] | "
-        "voc DIR [LABELS.json] [IMGSZ]\n"
+        "voc DIR [LABELS.json] [IMGSZ] | stacks DIR [IMGSZ]\n"
         "  crops: classifier top-1 on a classification folder (nertz synth dataset --kind classify)\n"
         "  synth: detector + identity on N fresh synthetic frames from SEED\n"
         "  cards: identity of whole face-up cards (label quads, jittered by JITTER, and the\n"
@@ -563,6 +563,8 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)"
     )
     need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3}
+    if len(sys.argv) >= 2 and sys.argv[1] not in need:
+        print(f"unknown mode {sys.argv[1]!r}; choose from {', '.join(need)}", file=sys.stderr)
     if len(sys.argv) < 2 or sys.argv[1] not in need or len(sys.argv) < need[sys.argv[1]]:
         print(usage, file=sys.stderr)
         sys.exit(2)
@@ -586,7 +588,11 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         sys.exit(0)
     if kind == "stacks":
         size = int(sys.argv[3]) if len(sys.argv) > 3 else 640
-        r = stack_total_accuracy(CardRecognizer(table=None, imgsz=size), Path(sys.argv[2]))
+        try:
+            r = stack_total_accuracy(CardRecognizer(table=None, imgsz=size), Path(sys.argv[2]))
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            sys.exit(2)
         for name, pred, truth in r["per_image"]:
             print(f"  {name}: found {pred} true {truth}")
         print(f"detector at {size}: stacks with the right total {r['stacks_right']}/{r['stacks']} "

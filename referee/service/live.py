@@ -564,8 +564,16 @@ class LiveReferee:
             return self.push_event({"type": "stuck", "t": round(self.clock(), 3)}, origin)
 
     def end_round(self, origin: str = "button") -> dict[str, Any]:
-        """End the round with no caller (a person decided)."""
-        return self.push_event({"type": "round_end", "reason": "ended", "t": round(self.clock(), 3)}, origin)
+        """End the round with no caller (a person decided).
+
+        Raises:
+            Conflict: the round has already ended (by a call, everyone stuck, or a person).
+        """
+        with self._lock:
+            ended = self.round.result.ended
+            if ended is not None:
+                raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
+            return self.push_event({"type": "round_end", "reason": "ended", "t": round(self.clock(), 3)}, origin)
 
     def next_round(self, origin: str = "button") -> dict[str, Any]:
         """Close the current (ended) round into the match and start the next one, unless the
@@ -627,8 +635,9 @@ class LiveReferee:
 
         Raises:
             EventError (checked first): an unknown name, a negative count, more cards of one
-                back than its deck holds (52, 54 with jokers), a Nertz count over the pile's
-                size, or a value that is not a whole number.
+                back (in the shared area and the Nertz pile together) than its deck holds (52,
+                54 with jokers), a Nertz count over the pile's size or above 0 for the valid
+                caller, or a value that is not a whole number.
             Conflict: the round has not ended, is closed, or is not the expected one.
         """
         with self._lock:
@@ -689,12 +698,15 @@ class LiveReferee:
             owner = self.table.owner_of(name)
             if owner is not None:
                 per_owner[owner] = per_owner.get(owner, 0) + n
-        for owner, n in per_owner.items():
-            if n > deck:
-                raise EventError(f"back count of {n} cards for {owner}, whose deck holds {deck}")
         for name, n in (left or {}).items():
             if n > self.table.rules.nertz_pile:
                 raise EventError(f"Nertz count of {n} for {name!r}: the Nertz pile holds {self.table.rules.nertz_pile}")
+            owner = self.table.owner_of(name)
+            if owner is not None:
+                per_owner[owner] = per_owner.get(owner, 0) + n
+        for owner, n in per_owner.items():
+            if n > deck:
+                raise EventError(f"{n} cards counted for {owner} (foundations and Nertz pile), whose deck holds {deck}")
         try:
             rec = reconcile(self.round, counts, left)
         except ValueError as exc:

@@ -138,20 +138,23 @@ class AuditIn(_In):
         None, max_length=64, description="zone -> {player or 'unknown': cards} (nertz audit's zones)"
     )
 
-    def nertz_counts(self) -> dict[str, int] | None:
+    def nertz_counts(self, caller: str | None = None) -> dict[str, int] | None:
         """``nertz_left`` as given, else each player's own back in their own zone (from
-        ``zones``), else ``None``."""
+        ``zones``; not for ``caller``, whose valid call means an empty Nertz pile: what lies in
+        the caller's zone is not their Nertz pile), else ``None``."""
         if self.nertz_left is not None:
             return dict(self.nertz_left)
         if self.zones:
-            return {name: counts.get(name, 0) for name, counts in self.zones.items()}
+            return {name: counts.get(name, 0) for name, counts in self.zones.items() if name != caller} or None
         return None
 
 
 class OwnerCountOut(BaseModel):
-    """One owner's live and audited foundation cards and scores."""
+    """One owner's foundation cards, Nertz count and round score (points), as the count
+    scores them (``players``) or as the live referee had them (``live``)."""
 
     foundation: int
+    nertz_left: int
     score: int
 
 

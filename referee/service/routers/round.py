@@ -44,7 +44,7 @@ def audit(body: schemas.AuditIn, live: Live) -> dict:
     before "Next round"); 422 for a name not at the table, a negative or fractional count, more
     cards of a back than its deck holds, a Nertz count over the pile's size. Nothing is stored
     then. ``POST /api/round/audit/preview`` answers the same without storing anything."""
-    out = live.record_audit(body.counts, body.nertz_counts(), unknown=body.unknown, face_up=body.face_up,
+    out = live.record_audit(body.counts, body.nertz_counts(live.round.result.caller), unknown=body.unknown, face_up=body.face_up,
                             zones=body.zones, method=None, source="json", origin="api")
     return out
 
@@ -54,7 +54,7 @@ def audit_preview(body: schemas.AuditIn, live: Live) -> dict:
     """What a back count would say, nothing stored and nothing changed: the current round
     scored by the count, the live figures beside it, and the live plays that may have gone to
     the wrong owner. Takes the body of ``POST /api/round/audit``; any state of the round."""
-    return live.preview_audit(body.counts, body.nertz_counts())
+    return live.preview_audit(body.counts, body.nertz_counts(live.round.result.caller))
 
 
 _PHOTO_BODY = {
@@ -114,7 +114,10 @@ async def audit_photo(
     except cv2.error as exc:  # OpenCV refusing something of the photo: the photo's fault, not a crash
         raise PhotoError(f"the photo could not be counted ({str(exc).strip().splitlines()[-1]})") from None
     assert table is not None
-    nertz_left = {name: res.zones[name].get(name, 0) for name in table.names if name in res.zones} or None
+    with live.lock:
+        caller = live.round.result.caller  # a valid call means an empty Nertz pile: not counted
+    nertz_left = {name: res.zones[name].get(name, 0) for name in table.names
+                  if name in res.zones and name != caller} or None
     count = {"counts": dict(res.counts), "unknown": int(res.unknown), "face_up": int(res.face_up),
              "zones": {z: dict(c) for z, c in res.zones.items()}, "nertz_left": nertz_left, "method": method,
              "width": int(image.shape[1]), "height": int(image.shape[0])}
