@@ -119,6 +119,17 @@ class PlayerIn(_In):
 CardCount = Annotated[int, Field(ge=0, le=10_000, strict=True, description="cards")]
 
 
+def nertz_left_from_zones(zones: dict[str, dict[str, int]], caller: str | None,
+                          names: list[str] | None = None) -> dict[str, int] | None:
+    """The Nertz counts a back count's zones give: each player's own back counted in their own
+    zone (``zones``: zone name -> {back owner or ``"unknown"``: cards}, as ``nertz audit``
+    gives them), for the players in ``names`` order (default: the zones' order), except
+    ``caller``: a valid call means an empty Nertz pile, so what lies in the caller's zone is
+    not their Nertz pile. ``None`` when no player is left."""
+    order = names if names is not None else list(zones)
+    return {n: zones[n].get(n, 0) for n in order if n in zones and n != caller} or None
+
+
 class AuditIn(_In):
     """A back count of the round's end: face-down cards of each player's back in the shared
     area (``counts``; players left out: 0); optionally the Nertz cards left per player
@@ -144,9 +155,7 @@ class AuditIn(_In):
         the caller's zone is not their Nertz pile), else ``None``."""
         if self.nertz_left is not None:
             return dict(self.nertz_left)
-        if self.zones:
-            return {name: counts.get(name, 0) for name, counts in self.zones.items() if name != caller} or None
-        return None
+        return nertz_left_from_zones(self.zones or {}, caller)
 
 
 class OwnerCountOut(BaseModel):

@@ -116,8 +116,7 @@ async def audit_photo(
     assert table is not None
     with live.lock:
         caller = live.round.result.caller  # a valid call means an empty Nertz pile: not counted
-    nertz_left = {name: res.zones[name].get(name, 0) for name in table.names
-                  if name in res.zones and name != caller} or None
+    nertz_left = schemas.nertz_left_from_zones(res.zones, caller, table.names)
     count = {"counts": dict(res.counts), "unknown": int(res.unknown), "face_up": int(res.face_up),
              "zones": {z: dict(c) for z, c in res.zones.items()}, "nertz_left": nertz_left, "method": method,
              "width": int(image.shape[1]), "height": int(image.shape[0])}
