@@ -247,3 +247,76 @@ def test_a_new_reading_where_the_pixels_did_not_change_is_a_rereading_not_a_play
     for label in ("AH", "2H", "3H"):
         s.repeat(3, (label, card(500, 300)))
     assert [e["card"] for e in s.events if e["type"] == "play"] == plays
+
+
+def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
+    befores: list[int] = []
+
+    def arrival(cand: PlayCandidate) -> float:
+        befores.append(cand.frame_before)
+        return cand.t_seen
+
+    for seen_once in (False, True):
+        befores.clear()
+        s = Stream()
+        s.tracker.arrival = arrival
+        s.repeat(3, RED_AH)                         # looks at frames 0, 3, 6: the place is bare
+        if seen_once:
+            s.look(("AH", card(500, 300)))          # frame 9: the ace shows for one look ...
+        hand = [[470, 260, 540, 340]]
+        s.repeat(3, ("AH", card(500, 300)), hands=hand)   # ... then a hand lies over it
+        s.repeat(3, ("AH", card(500, 300)))         # and leaves
+        assert [(e["card"], e["pile"]) for e in s.events] == [("AH", 1)]
+        # the walk back for the arrival starts from the bare table, not from a look with the
+        # hand (or the card itself) over the place
+        assert befores == [6]
+
+
+def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40) -> tuple[ArrivalTimer, np.ndarray]:
+    """Frames 0..n-1 of a pile whose top card lies still, with a hand blob moving over it in
+    each ``[start, end]`` frame run of ``runs``."""
+    timer = ArrivalTimer(scale=0.5, fps=30)
+    quad = card(200, 150, 60, 84)
+    for i in range(n):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        if any(a <= i <= b for a, b in runs):
+            x = 160 + 12 * (i % 4)                   # a hand, somewhere else in each frame
+            cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
+        timer.push(i, i / 30, img)
+    return timer, quad
+
+
+@pytest.mark.parametrize("runs, landed", [
+    ([(6, 7), (13, 17), (24, 27)], 18),   # first hand leaving, second hand's card, take-back
+    ([(6, 10), (18, 21)], 11),             # the two hands overlapping, then the take-back
+    ([(6, 10), (18, 21), (36, 39)], 11),   # a hand still passing at the end is not the take-back
+    ([(6, 10)], None),                     # no take-back seen apart: cannot tell
+])
+def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, landed):
+    # the landing is read as the first frame without the hand (the last that changed)
+    timer, quad = _timer_with_motion(runs)
+    got = timer.second_landing(quad, 5 / 30, 39 / 30)
+    assert (got if got is None else round(got * 30)) == landed
+
+
+def test_a_contested_losers_play_is_timed_by_its_own_landing():
+    s = Stream()
+    s.tracker.second_landing = lambda quad, t_first, until: t_first + 0.4
+    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(3, ("AH", card(100, 300)))
+    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))
+    s.repeat(4, ("AH", card(500, 300)))
+    s.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))
+    got = [(e["type"], e["player"]) for e in s.events]
+    assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+    assert s.events[1]["t"] == pytest.approx(s.events[0]["t"] + 0.4)
+    # never inside the tie window: the copy came back, so it was second
+    s2 = Stream()
+    s2.tracker.second_landing = lambda quad, t_first, until: t_first
+    s2.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s2.repeat(3, ("AH", card(100, 300)))
+    s2.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))
+    s2.repeat(4, ("AH", card(500, 300)))
+    s2.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))
+    assert s2.events[1]["t"] > s2.events[0]["t"] + TABLE.rules.tie_window

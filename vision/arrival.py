@@ -7,12 +7,18 @@ the new card's quad: a pixel that changed between the pile's old state and its n
 "new" in a frame when it is closer there to the new state than to the old one. The arrival is
 the earliest frame of the last run of frames in which at least ``on`` of those pixels vote
 "new" (gaps of up to ``gap`` frames allowed, for the hand that lets go of the card). This is
-the "first frame in which the new card is seen on the pile" of ``shared/DESIGN.md``.
+the "first frame in which the new card is seen on the pile" of ``shared/DESIGN.md``. For a new
+pile the old state is the last look that showed its place bare (no hand, no card over it).
+
+The second card of a contested pair may lie exactly where the first lies (the first is not
+covered in a way the pixels show), so :meth:`ArrivalTimer.second_landing` reads motion instead:
+the hand that brings the second copy, lets go and leaves, before the hand that takes it back.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from itertools import groupby
 
 import cv2
 import numpy as np
@@ -101,3 +107,43 @@ class ArrivalTimer:
                     break
         return float(self.frames[earliest][1])
 
+    def second_landing(self, quad: np.ndarray, t_first: float, until: float,
+                       threshold: int = 18, moving: float = 0.03) -> float | None:
+        """When a second copy of a card landed on a pile whose copy landed at ``t_first``
+        (seconds), from the motion over the pile's ``(4, 2)`` quad (pixels) up to ``until``
+        seconds: None when the buffer no longer holds those frames or nothing moved there.
+
+        Called once the second copy has been taken back (its owner's zone shows it again), so
+        the last run of motion over the pile is the take-back. A frame "moves" when more than
+        ``moving`` of the quad's pixels changed by more than ``threshold`` grey levels since the
+        frame before. Before the take-back come the first player's hand leaving and the second
+        hand bringing its card, as one run when they overlap in time or as two; the landing is
+        the last moving frame of the run just before the take-back (the hand letting go); a run
+        still going on at ``until`` is not the take-back, which has ended by then. The
+        second copy may lie exactly as the first, so the state after the landing need not differ
+        from the state before it: motion, not the state, is read. None also when fewer than two
+        runs are seen.
+        """
+        idx = [i for i, (_, t, _) in enumerate(self.frames) if t_first < t <= until]
+        if len(idx) < 3 or idx[0] == 0:
+            return None
+        mask = np.zeros(self.frames[idx[0]][2].shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(np.asarray(quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
+        mask = mask > 0
+        if not mask.any():
+            return None
+        moves = [float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[i - 1][2][mask]) > threshold)) > moving
+                 for i in idx]
+        runs: list[tuple[int, int]] = []  # [start, end) positions in idx of runs of motion
+        k = 0
+        for moving_run, group in groupby(moves):
+            n = len(list(group))
+            if moving_run:
+                runs.append((k, k + n))
+            k += n
+        if runs and runs[-1][1] == len(moves):
+            runs.pop()  # still moving at ``until``: another hand passing, not the take-back done
+        if len(runs) < 2:
+            return None  # no take-back seen apart from the landing: cannot tell
+        end = runs[-2][1] - 1  # the last moving frame before the take-back: the hand letting go
+        return float(self.frames[idx[end]][1])

@@ -313,6 +313,10 @@ class PileTracker:
         self.piles: list[_Pile] = []
         self._new: list[_Pending] = []
         self._last_frame = -1
+        # recent looks ``(frame, (M, 4) xyxy hand boxes, [(label, (4,) box)] of cards on no
+        # pile)``, to find when a new pile's place was last seen empty (the arrival look-back
+        # needs the bare table as its "before")
+        self._recent: deque[tuple[int, np.ndarray, list[tuple[str, np.ndarray]]]] = deque(maxlen=48)
 
     def _match(self, s: Sighting) -> _Pile | None:
         c, _, w = s.pose
@@ -400,7 +404,22 @@ class PileTracker:
                 out.extend(self._new_top(p, look, pend, prob))
         out.extend(self._open_piles(look, unmatched))
         self._last_frame = look.frame
+        self._recent.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4),
+                             [(u.label, u.box) for u in unmatched]))
         return out
+
+    def _last_clear(self, s: Sighting) -> int:
+        """The latest earlier look in which neither a hand nor the card covered ``s``'s box (its
+        place showed the table as it was before the card), else the last look: a new pile's
+        "before" state."""
+        box = s.box
+        for frame, hands, cards in reversed(self._recent):
+            if boxes_overlap(box, hands) >= 0.05:
+                continue
+            if any(label == s.label and boxes_overlap(box, b[None]) > 0.5 for label, b in cards):
+                continue
+            return frame
+        return self._last_frame
 
     def _new_top(self, p: _Pile, look: Look, pend: _Pending, prob: float) -> list[PlayCandidate]:
         """The play of a new top card on ``p``; none when its place barely changed in the frames
@@ -447,7 +466,7 @@ class PileTracker:
                         kept.append(pend)
                     break
             else:
-                kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_frame))
+                kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_clear(s)))
         self._new = kept
         return out
 
@@ -590,6 +609,9 @@ class RoundTracker:
         changed: optional ``f(candidate) -> fraction | None``: how much of a new card's place
             changed in the frames (:meth:`nertz.vision.arrival.ArrivalTimer.changed`), for
             ``min_change``.
+        second_landing: optional ``f(quad, t_first, until) -> t | None``: when the second copy
+            of a contested pair landed (:meth:`nertz.vision.arrival.ArrivalTimer.second_landing`);
+            without it, or when it cannot tell, one frame past the tie window after the first.
 
     Raises:
         ValueError: the table has no shared area.
@@ -598,7 +620,8 @@ class RoundTracker:
     def __init__(self, table: Table, settings: TrackerSettings | None = None,
                  arrival: Callable[[PlayCandidate], float] | None = None,
                  hand_owner: Callable[[PlayCandidate], tuple[str, float] | None] | None = None,
-                 changed: Callable[[PlayCandidate], float | None] | None = None) -> None:
+                 changed: Callable[[PlayCandidate], float | None] | None = None,
+                 second_landing: Callable[[np.ndarray, float, float], float | None] | None = None) -> None:
         if table.shared_area is None:
             raise ValueError("the table file has no shared_area: run nertz calibrate first")
         self.table = table
@@ -609,6 +632,7 @@ class RoundTracker:
         self.zone_cards = ZoneTracker(list(self.zones), self.settings)
         self.arrival = arrival
         self.hand_owner = hand_owner
+        self.second_landing = second_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
@@ -688,14 +712,27 @@ class RoundTracker:
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
             self._held.remove(h)
-            events.append(self._held_play(h, 0.0))
+            events.append(self._held_play(h, h["t"]))
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
 
-    def _held_play(self, h: dict[str, Any], dt: float) -> dict[str, Any]:
+    def _second_arrival(self, pile: int, t_first: float, until: float) -> float:
+        """When the second copy of a contested pair landed on ``pile``, the first having landed
+        at ``t_first`` and the second been taken back by ``until`` (seconds): read from the
+        motion over the pile (``second_landing``), and never less than one frame past the tie
+        window after the first (the copy came back, so it was second)."""
+        least = t_first + self.table.rules.tie_window + 1 / 30
+        p = next((p for p in self.piles.piles if p.id == pile and p.cards), None)
+        if p is None or self.second_landing is None:
+            return least
+        t = self.second_landing(p.top.quad, t_first, until)
+        return least if t is None else max(t, least)
+
+    def _held_play(self, h: dict[str, Any], t: float) -> dict[str, Any]:
+        """The held play of a contested pair ``h``, reported at ``t`` seconds."""
         self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(h["player"])
-        ev = {"t": round(h["t"] + dt, 4), "type": "play", "player": h["player"], "card": h["card"],
+        ev = {"t": round(t, 4), "type": "play", "player": h["player"], "card": h["card"],
               "pile": h["pile"], "confidence": round(h["confidence"], 3)}
         self._plays.append(dict(ev, _cand=h["cand"]))
         return ev
@@ -711,9 +748,9 @@ class RoundTracker:
                 continue
             self._held.remove(h)
             if name == h["player"]:
-                events.append(self._held_play(h, gap))
+                events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
             else:  # the one reported first came back: the held one was first
-                events.append(self._held_play(h, -gap))
+                events.append(self._held_play(h, h["t"] - gap))
                 owners = self._owner_of_pile_card.get((h["pile"], label), [])
                 if name in owners:
                     owners.remove(name)
@@ -745,7 +782,7 @@ class RoundTracker:
                 ev["_answered"] = True
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
                 if name not in owners:
-                    t_play = round(ev["t"] + self.table.rules.tie_window + 1 / 30, 4)
+                    t_play = round(self._second_arrival(ev["pile"], ev["t"], look.t), 4)
                     out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
                                 "confidence": round(0.7 * ev["confidence"], 3)})
                     out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
