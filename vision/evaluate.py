@@ -8,14 +8,15 @@
 - :func:`whole_card_accuracy`: identity of the whole face-up cards (the tracker's targets) from
   the label quads and from the detector's quads, and the detector's corner error.
 - :func:`voc_samples`: a folder of images with Pascal-VOC boxes and, optionally, a JSON list
-  of identities (the format of ``shared/real_cards/edje_tf_cards/train_labels.json``).
+  of identities (the format of ``shared/real_cards/edje_tf_cards/train_labels.json``); without
+  it the VOC object names give the rank only, and :func:`evaluate` scores the rank.
 - :func:`stack_totals` / :func:`stack_total_accuracy`: a proxy for photos labelled only with
   the blackjack point total of each stack (``shared/real_cards/blackjack_table_state``): the
   found faces are grouped into stacks (overlapping quads) and each stack's total compared.
 
 ``python -m nertz.vision.evaluate synth N SEED``, ``python -m nertz.vision.evaluate crops DIR``
 (classifier top-1 on a classification folder) and
-``python -m nertz.vision.evaluate voc DIR LABELS.json [IMGSZ]`` and
+``python -m nertz.vision.evaluate voc DIR [LABELS.json] [IMGSZ]`` and
 ``python -m nertz.vision.evaluate stacks DIR [IMGSZ]`` print the figures (medians of timing
 are printed too; they are only meaningful on an otherwise idle machine).
 """
@@ -34,7 +35,7 @@ import numpy as np
 
 from nertz.datasets.export import DETECT_CLASSES, visible_boxes
 
-__all__ = ["iou_matrix", "match_boxes", "evaluate", "synthetic_samples", "voc_samples", "format_report",
+__all__ = ["iou_matrix", "match_boxes", "evaluate", "synthetic_samples", "voc_samples", "format_report", "card_rank",
            "back_accuracy", "classifier_accuracy", "corner_error", "whole_card_accuracy", "calibration_error",
            "fit_temperature", "blackjack_value", "stack_groups", "stack_totals", "stack_total_accuracy"]
 
@@ -72,6 +73,18 @@ def match_boxes(det: np.ndarray, gt: np.ndarray, thr: float = 0.5) -> list[tuple
     return pairs
 
 
+def card_rank(card: str) -> str:
+    """The rank letter of a card name (``"QH"`` -> ``"Q"``, ``"TH"`` -> ``"T"``); ``"JK"`` (the
+    joker) and ``""`` (unidentified) are returned as they are."""
+    card = str(card)
+    return card if card in ("", "JK") else card[:-1]
+
+
+VOC_RANKS = {"ace": "A", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+             "eight": "8", "nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K"}
+"""Rank letters of the Pascal-VOC object names of ``shared/real_cards/edje_tf_cards``."""
+
+
 def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float = 0.5,
              classes: tuple[int, ...] = (0, 1, 2)) -> dict:
     """Run ``recognizer`` on samples and count.
@@ -80,19 +93,25 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
         recognizer: a :class:`~nertz.vision.detect.CardRecognizer`.
         samples: ``(frame (H, W, 3) uint8 BGR, truth)`` where truth is ``{"boxes": (M, 4) xyxy
             pixels, "class_id": (M,) detector classes, "labels": (M,) card names or "" where
-            unknown}``.
+            unknown}`` and optionally ``"ranks": (M,)`` rank letters (``"Q"``, ``"T"``, ``"9"``;
+            or "") for boxes whose full name is unknown but whose rank is: those faces are scored
+            by the rank of the recogniser's name (:func:`card_rank`) in ``"rank_identity"``.
         iou: matching threshold.
         classes: the detector classes scored (others are ignored in detections and truth).
 
     Returns:
         ``{"per_class": {name: {"tp", "fp", "fn", "precision", "recall"}}, "all": {...}
         (faces and backs together, class-agnostic matching), "identity": {"n", "right",
-        "accuracy"}, "confusions": [(truth, said, count)], "images", "det_ms", "full_ms"}``.
+        "accuracy"}, "confusions": [(truth, said, count)], "rank_identity": {"n", "right",
+        "accuracy"} (faces with a rank but no full label; ``n`` 0 when there are none),
+        "rank_confusions": [(true rank, said card, count)], "images", "det_ms", "full_ms"}``.
     """
     counts = {c: Counter() for c in classes}
     card_counts = Counter()
     ident = Counter()
     conf_pairs: Counter = Counter()
+    rank_ident = Counter()
+    rank_pairs: Counter = Counter()
     det_ms, full_ms = [], []
     n_img = 0
     for frame, truth in samples:
@@ -105,6 +124,7 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
         det_ms.append((t1 - t0) * 1000)
         full_ms.append((t2 - t0) * 1000)
         gb, gc, gl = np.asarray(truth["boxes"]).reshape(-1, 4), np.asarray(truth["class_id"]), truth["labels"]
+        gr = truth.get("ranks") or [""] * len(gl)
         for c in classes:
             di = np.nonzero(d.class_id == c)[0]
             gi = np.nonzero(gc == c)[0]
@@ -115,9 +135,15 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
             if c == 0:
                 for a, b in pairs:
                     want = gl[gi[b]]
-                    if not want:
-                        continue
                     said = str(d.labels[di[a]])
+                    if not want:
+                        rank = gr[gi[b]]
+                        if rank:
+                            rank_ident["n"] += 1
+                            rank_ident["right"] += card_rank(said) == rank
+                            if card_rank(said) != rank:
+                                rank_pairs[(rank, said)] += 1
+                        continue
                     ident["n"] += 1
                     ident["right"] += said == want
                     if said != want:
@@ -140,6 +166,9 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
         "all": pr(card_counts),
         "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1)},
         "confusions": [(a, b, n) for (a, b), n in conf_pairs.most_common(15)],
+        "rank_identity": {"n": rank_ident["n"], "right": rank_ident["right"],
+                          "accuracy": rank_ident["right"] / max(rank_ident["n"], 1)},
+        "rank_confusions": [(a, b, n) for (a, b), n in rank_pairs.most_common(15)],
         "det_ms": float(np.median(det_ms)) if det_ms else float("nan"),
         "full_ms": float(np.median(full_ms)) if full_ms else float("nan"),
     }
@@ -187,22 +216,30 @@ def synthetic_samples(n: int, seed: int, frames_per_scene: int = 2, **opts) -> I
 
 def voc_samples(folder: Path, labels_json: Path | None = None,
                 images: Iterable[str] | None = None) -> Iterator[tuple[np.ndarray, dict]]:
-    """Images with Pascal-VOC ``.xml`` boxes (all class 0: face-up cards); identities from
-    ``labels_json`` (``{"images": [{"image", "boxes": [{"xmin", "ymin", "xmax", "ymax",
-    "card"}]}]}``) when given. ``images`` restricts to those file names."""
+    """Images with Pascal-VOC ``.xml`` boxes (all class 0: face-up cards).
+
+    With ``labels_json`` (``{"images": [{"image", "boxes": [{"xmin", "ymin", "xmax", "ymax",
+    "card"}]}]}``) the truth's ``"labels"`` are the full identities. Without it the boxes come
+    from the folder's ``*.xml`` files, ``"labels"`` are all ``""`` and ``"ranks"`` holds each
+    object's rank letter from its name (:data:`VOC_RANKS`: ``"queen"`` -> ``"Q"``; a name that
+    is not a rank gives ``""``), which :func:`evaluate` scores as rank-only identity.
+    ``images`` restricts to those file names. Yields ``(frame (H, W, 3) uint8 BGR, truth)``.
+    """
     from .detect import load_image
 
     folder = Path(folder)
     if labels_json is not None:
         data = json.loads(Path(labels_json).read_text())
-        entries = [(e["image"], [(b["xmin"], b["ymin"], b["xmax"], b["ymax"], b.get("card", "")) for b in e["boxes"]])
+        entries = [(e["image"], [(b["xmin"], b["ymin"], b["xmax"], b["ymax"], b.get("card", ""), "")
+                                  for b in e["boxes"]])
                    for e in data["images"]]
     else:
         entries = []
         for x in sorted(folder.glob("*.xml")):
             root = ET.parse(x).getroot()
             bs = [(float(o.find("bndbox/xmin").text), float(o.find("bndbox/ymin").text),
-                   float(o.find("bndbox/xmax").text), float(o.find("bndbox/ymax").text), "")
+                   float(o.find("bndbox/xmax").text), float(o.find("bndbox/ymax").text), "",
+                   VOC_RANKS.get((o.findtext("name") or "").strip().lower(), ""))
                   for o in root.iter("object")]
             entries.append((root.find("filename").text, bs))
     keep = set(images) if images is not None else None
@@ -211,7 +248,8 @@ def voc_samples(folder: Path, labels_json: Path | None = None,
             continue
         frame = load_image(folder / name)
         yield frame, {"boxes": np.array([b[:4] for b in bs], np.float64).reshape(-1, 4),
-                      "class_id": np.zeros(len(bs), np.int64), "labels": [b[4] for b in bs], "name": name}
+                      "class_id": np.zeros(len(bs), np.int64), "labels": [b[4] for b in bs],
+                      "ranks": [b[5] for b in bs], "name": name}
 
 
 BLACKJACK_VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
@@ -542,10 +580,18 @@ def format_report(r: dict) -> str:
         out.append(f"  {name:>20}: precision {c['precision']:.3f} recall {c['recall']:.3f} "
                    f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']})")
     i = r["identity"]
-    out.append(f"  identity of matched faces: {i['accuracy']:.4f} ({i['right']}/{i['n']})")
+    ri = r.get("rank_identity", {"n": 0})
+    if i["n"] or not ri["n"]:
+        out.append(f"  identity of matched faces: {i['accuracy']:.4f} ({i['right']}/{i['n']})")
     if r["confusions"]:
         out.append("  confusions (truth -> said: n): " + ", ".join(f"{a}->{b}: {n}" for a, b, n in r["confusions"]))
-    out.append(f"  median ms per image: detector {r['det_ms']:.1f}, detector + identification {r['full_ms']:.1f}")
+    if ri["n"]:
+        out.append(f"  rank of matched faces (rank-only labels): {ri['accuracy']:.4f} ({ri['right']}/{ri['n']})")
+        if r.get("rank_confusions"):
+            out.append("  rank confusions (true rank -> said card: n): "
+                       + ", ".join(f"{a}->{b}: {n}" for a, b, n in r["rank_confusions"]))
+    out.append(f"  median ms per image: detector {r['det_ms']:.1f}, detector + identification {r['full_ms']:.1f} "
+               f"({1000 / max(r['full_ms'], 1e-9):.1f} images/s)")
     return "\n".join(out)
 
 
@@ -559,7 +605,8 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         "  synth: detector + identity on N fresh synthetic frames from SEED\n"
         "  cards: identity of whole face-up cards (label quads, jittered by JITTER, and the\n"
         "         detector's quads) and corner error on N synthetic frames from SEED\n"
-        "  voc:   detector + identity on a folder of Pascal-VOC labelled photos\n"
+        "  voc:   detector + identity on a folder of Pascal-VOC labelled photos (without LABELS.json,\n"
+        "         or with '' / none in its place, the rank from the VOC names is scored)\n"
         "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)"
     )
     need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3}
@@ -603,7 +650,21 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         rec = CardRecognizer(table=None)
         res = evaluate(rec, synthetic_samples(int(sys.argv[2]), int(sys.argv[3])))
     else:
-        rec = CardRecognizer(table=None, imgsz=int(sys.argv[4]) if len(sys.argv) > 4 else 640)
-        res = evaluate(rec, voc_samples(Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else None),
-                       classes=(0,))
+        # voc DIR [LABELS.json] [IMGSZ]: a number is the image size; "", "-", "--" or "none" stand
+        # for no labels file (rank-only truth from the VOC object names)
+        labels_path, size = None, 640
+        for arg in sys.argv[3:5]:
+            if arg.isdigit():
+                size = int(arg)
+            elif arg.strip().lower() not in ("", "-", "--", "none"):
+                labels_path = Path(arg)
+        if not Path(sys.argv[2]).is_dir():
+            print(f"error: {sys.argv[2]} is not a folder", file=sys.stderr)
+            sys.exit(2)
+        if labels_path is not None and not labels_path.is_file():
+            print(f"error: labels file {labels_path} not found", file=sys.stderr)
+            sys.exit(2)
+        rec = CardRecognizer(table=None, imgsz=size)
+        res = evaluate(rec, voc_samples(Path(sys.argv[2]), labels_path), classes=(0,))
+        print(f"detector at {size}, truth: {labels_path or 'VOC ranks only'}")
     print(format_report(res))
