@@ -320,3 +320,23 @@ def test_a_contested_losers_play_is_timed_by_its_own_landing():
     s2.repeat(4, ("AH", card(500, 300)))
     s2.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))
     assert s2.events[1]["t"] > s2.events[0]["t"] + TABLE.rules.tie_window
+
+
+@pytest.mark.parametrize("red_seen_moving", [True, False])
+def test_a_copy_covered_where_it_lay_is_not_the_loser_of_a_contest(red_seen_moving):
+    s = Stream()
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(2, RED_AH, blue_ah)
+    # red lifts its ace (seen once more, moved, when red_seen_moving) ...
+    s.look(("AH", card(540, 560)) if red_seen_moving else RED_AH, blue_ah)
+    s.look(blue_ah)                                 # ... red's ace is in the air
+    s.repeat(2)                                     # blue's is covered where it lies (an arm)
+    s.repeat(3, ("AH", card(500, 300)))             # red's lands
+    s.repeat(6, ("AH", card(500, 300)), blue_ah)    # blue's shows again, where it lay
+    got = [(e["type"], e["player"]) for e in s.events]
+    if red_seen_moving:
+        # only red's copy was seen carried: blue's never moved, so it was covered, not played
+        assert got == [("play", "red")]
+    else:
+        # nothing tells the two apart: blue's copy coming back reads as the contest's loser
+        assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")]

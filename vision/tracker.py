@@ -184,6 +184,12 @@ class TrackerSettings:
             not a play (needs the ``changed`` callback of :class:`RoundTracker`; 0 turns it off).
             Rendered rounds, perfect eyes: every real play changed at least 0.065 of its place
             (1st percentile 0.084).
+        carried: a zone card whose centre moved more than this many card widths between two
+            looks was carried (lifted to be played), not only covered where it lay: of two
+            copies that left two zones together, the one seen carried played it.
+        bare_within: a new pile's "before" look is the latest of this many looks before its
+            card was first seen that showed its place bare (a hand over the new card hides
+            its landing; :mod:`nertz.vision.arrival` walks back from there).
         stale_vanish: a zone's copy last seen more than this many seconds before the landing
             loses to the hand track when the hand that laid the card down came from another
             zone (:mod:`nertz.vision.hands`).
@@ -206,6 +212,8 @@ class TrackerSettings:
     stale_vanish: float = 1.5
     rules_prior: float = 1.0
     min_change: float = 0.03
+    carried: float = 0.3
+    bare_within: int = 10
 
 
 @dataclass
@@ -409,11 +417,11 @@ class PileTracker:
         return out
 
     def _last_clear(self, s: Sighting) -> int:
-        """The latest earlier look in which neither a hand nor the card covered ``s``'s box (its
-        place showed the table as it was before the card), else the last look: a new pile's
-        "before" state."""
+        """The latest of the last ``bare_within`` looks in which neither a hand nor the card
+        covered ``s``'s box (its place showed the table as it was before the card), else the
+        last look: a new pile's "before" state."""
         box = s.box
-        for frame, hands, cards in reversed(self._recent):
+        for frame, hands, cards in list(reversed(self._recent))[:self.settings.bare_within]:
             if boxes_overlap(box, hands) >= 0.05:
                 continue
             if any(label == s.label and boxes_overlap(box, b[None]) > 0.5 for label, b in cards):
@@ -479,9 +487,10 @@ class _ZoneCard:
     gone_t: float | None = None
     used: bool = False
     seen: int = 1
-    came_back: tuple[float, int] | None = None  # (gone_t, looks seen before) of a card back in its zone
+    came_back: tuple[float, int, bool] | None = None  # (gone_t, looks seen, moved) before it came back
     prob: float = 1.0  # the best label probability it was seen with
     alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
+    moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
 
 
 class ZoneTracker:
@@ -495,13 +504,13 @@ class ZoneTracker:
         self.settings = settings or TrackerSettings()
         self.cards: dict[str, dict[str, _ZoneCard]] = {n: {} for n in names}
 
-    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float, int]]:
+    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float, int, bool]]:
         """Feed one look's face-up cards per zone (sightings update presence; a card not seen
         where it lay, with no hand over that place, is marked gone at this look).
 
         Returns:
-            ``(player, card, gone_t, looks it was seen in before)`` for each card back in a
-            zone it had left (for instance a card taken back from a foundation), once it has
+            ``(player, card, gone_t, looks it was seen in before, whether it was seen moving
+            before it left)`` for each card back in a zone it had left (for instance a card taken back from a foundation), once it has
             been seen there again in ``zone_confirm`` looks.
         """
         back: list[tuple[str, str, float, int]] = []
@@ -511,17 +520,20 @@ class ZoneTracker:
             for s in faces:
                 zc = zone.get(s.label)
                 if zc is None or zc.gone_t is not None or zc.used:
-                    came_back = (zc.gone_t, zc.seen) if zc is not None and zc.gone_t is not None else None
+                    came_back = (zc.gone_t, zc.seen, zc.moved) if zc is not None and zc.gone_t is not None else None
                     zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob,
                                                    alts=s.alts)
                 else:
+                    c0, _, w0 = quad_pose(zc.quad)
+                    c1, _, _ = quad_pose(s.quad)
+                    zc.moved = zc.moved or float(np.linalg.norm(c1 - c0)) > self.settings.carried * w0
                     zc.quad, zc.last_seen_t, zc.last_seen_frame = s.quad, look.t, look.frame
                     zc.seen += 1
                     zc.prob = max(zc.prob, s.prob)
                     zc.alts = s.alts or zc.alts
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
-                    back.append((name, s.label, zc.came_back[0], zc.came_back[1]))
+                    back.append((name, s.label, *zc.came_back))
                     zc.came_back = None
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
@@ -581,6 +593,11 @@ class ZoneTracker:
             if t - window <= zc.last_seen_t <= t:
                 out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
+
+    def moved(self, name: str, label: str) -> bool:
+        """Whether ``label`` in ``name``'s zone was seen moving before it left (carried)."""
+        zc = self.cards[name].get(label)
+        return zc is not None and zc.moved
 
     def use(self, name: str, label: str) -> None:
         """Mark ``label`` in ``name``'s zone as accounted for by a play."""
@@ -737,16 +754,25 @@ class RoundTracker:
         self._plays.append(dict(ev, _cand=h["cand"]))
         return ev
 
-    def _settle_held(self, ret: tuple[str, str, float, int], look: Look, events: list[dict[str, Any]]) -> bool:
+    def _covered_only(self, name: str, label: str, moved: bool, others: Sequence[str]) -> bool:
+        """``name``'s copy of ``label``, back in its zone, was never seen moving while one of
+        ``others``' copies was seen carried: it was covered where it lay (an arm, a card passing
+        over it), not played and taken back."""
+        return not moved and any(self.zone_cards.moved(o, label) for o in others if o != name)
+
+    def _settle_held(self, ret: tuple[str, str, float, int, bool], look: Look, events: list[dict[str, Any]]) -> bool:
         """A copy of a held contested pair back in its zone: that player lost. Their play is
-        reported just after the other's (beyond the tie window) and then their take-back.
-        True when ``ret`` settled a held pair."""
+        reported just after the other's (beyond the tie window) and then their take-back; but a
+        held copy that was only covered (:meth:`_covered_only`) was no play at all. True when
+        ``ret`` settled a held pair."""
         name, label = ret[0], ret[1]
         gap = self.table.rules.tie_window + 1 / 30
         for h in self._held:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
             self._held.remove(h)
+            if name == h["player"] and self._covered_only(name, label, ret[4], [h["first"]]):
+                return True
             if name == h["player"]:
                 events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
             else:  # the one reported first came back: the held one was first
@@ -760,7 +786,7 @@ class RoundTracker:
             return True
         return False
 
-    def _taken_back(self, returned: list[tuple[str, str, float, int]], look: Look) -> list[dict[str, Any]]:
+    def _taken_back(self, returned: list[tuple[str, str, float, int, bool]], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
         still shows it: that player's copy went on the pile and was taken back (the loser of a
         contested play). If another player was credited with the pile's card, the returning
@@ -771,7 +797,7 @@ class RoundTracker:
         st = self.settings
         out: list[dict[str, Any]] = []
         tops = {pile: label for pile, label, _, _ in self.pile_tops()}
-        for name, label, gone_t, seen in returned:
+        for name, label, gone_t, seen, moved in returned:
             if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
                 continue
             for ev in reversed(self._plays):
@@ -779,8 +805,10 @@ class RoundTracker:
                     continue
                 if not (gone_t - 1.0 <= ev["t"] <= look.t):
                     continue
-                ev["_answered"] = True
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
+                if self._covered_only(name, label, moved, owners):
+                    continue
+                ev["_answered"] = True
                 if name not in owners:
                     t_play = round(self._second_arrival(ev["pile"], ev["t"], look.t), 4)
                     out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
