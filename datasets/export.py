@@ -51,7 +51,8 @@ import cv2
 import numpy as np
 
 __all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
-           "order_quad", "rectify_card", "jitter_quad", "visible_quads", "KINDS"]
+           "order_quad", "rectify_card", "jitter_quad", "visible_quads", "KINDS",
+           "background_origin"]
 
 KINDS = ("detect", "classify", "card", "obb")
 DETECT_CLASSES = ("face", "back", "hand")
@@ -345,10 +346,27 @@ def _frames(index: int, seed: int, frames: int, opts: dict,
         times = np.minimum(times, rnd.duration)
     if info is not None:
         info["table"] = rnd.table
+    clutter_px = _seen_px(scene, scene.clutter_mm)
     out = []
     for t in times:
-        out.append(render_frame(scene, rnd.state_at(float(t))))
+        frame, lab = render_frame(scene, rnd.state_at(float(t)))
+        out.append((frame, dict(lab, clutter_px=clutter_px)))
     return rng, out
+
+
+def _seen_px(scene: Any, pts_mm: np.ndarray) -> list[list[float]]:
+    """Image pixels ``[[x, y], ...]`` of the table points ``pts_mm`` (``(N, 2)`` mm) that the
+    camera sees inside the frame (projection checked by the inverse map: a lens's distortion
+    folds points far outside the view back into it)."""
+    pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+    if len(pts) == 0:
+        return []
+    uv = scene.camera.project(pts)
+    back = scene.camera.pixels_to_table(uv)
+    ok = (np.all(np.isfinite(uv), axis=1) & np.all(np.isfinite(back), axis=1)
+          & (uv[:, 0] >= 0) & (uv[:, 0] < scene.width) & (uv[:, 1] >= 0) & (uv[:, 1] < scene.height))
+    ok &= np.linalg.norm(np.nan_to_num(back - pts, nan=1e9), axis=1) < 5.0
+    return uv[ok].tolist()
 
 
 def _roll(frame: np.ndarray, lab: dict, deg: float) -> tuple[np.ndarray, dict]:
@@ -375,7 +393,11 @@ def _roll(frame: np.ndarray, lab: dict, deg: float) -> tuple[np.ndarray, dict]:
         hi = np.clip(p.max(axis=0), 0, [W, H])
         if np.all(hi - lo >= 1):
             hands.append(dict(h, box=[*lo.tolist(), *hi.tolist()]))
-    return out, dict(lab, cards=cards, hands=hands)
+    extra = {}
+    if "clutter_px" in lab:
+        cp = tr(lab["clutter_px"])
+        extra["clutter_px"] = cp[(cp[:, 0] >= 0) & (cp[:, 0] < W) & (cp[:, 1] >= 0) & (cp[:, 1] < H)].tolist()
+    return out, dict(lab, cards=cards, hands=hands, **extra)
 
 
 def _crop_frames(index: int, seed: int, opts: dict) -> tuple[np.random.Generator, int, int, float, Iterator]:
@@ -402,6 +424,31 @@ def _crop_frames(index: int, seed: int, opts: dict) -> tuple[np.random.Generator
     return rng, imgsz, crops, zoom_p, rolled()
 
 
+def background_origin(rng: np.random.Generator, clutter_px: np.ndarray, centres: np.ndarray, side: float,
+                      size: tuple[int, int], near_p: float = 0.6) -> tuple[float, float]:
+    """Top-left corner of a square *background* crop, pixels: with probability ``near_p`` around
+    a random clutter object (``clutter_px``, ``(M, 2)`` pixels, normal noise of 0.15 of the
+    side), else at a random place of the frame: the one of 4 uniform draws whose square holds
+    the fewest of ``centres`` (``(N, 2)`` pixels of the cards and hands), so that it shows the
+    table and the floor around the play more than the cards. Kept inside the frame of ``size``
+    ``(W, H)`` where the crop fits.
+
+    Args:
+        side: the crop's side in frame pixels.
+    """
+    W, H = size
+    clutter_px = np.asarray(clutter_px, np.float64).reshape(-1, 2)
+    if len(clutter_px) and rng.random() < near_p:
+        cx, cy = clutter_px[int(rng.integers(len(clutter_px)))] + rng.normal(0, side * 0.15, 2)
+    else:
+        cand = rng.uniform([0, 0], [W, H], (4, 2))
+        c = np.asarray(centres, np.float64).reshape(-1, 2)
+        inside = [int(np.sum(np.all(np.abs(c - p) < side / 2, axis=1))) for p in cand]
+        cx, cy = cand[int(np.argmin(inside))]
+    return (float(np.clip(cx - side / 2, min(0, W - side), max(0, W - side))),
+            float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side))))
+
+
 def crop_origin(rng: np.random.Generator, centres: np.ndarray, side: float, size: tuple[int, int],
                 near_p: float = 0.85, anywhere: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, float]:
     """Top-left corner of a square training crop, pixels: with probability ``near_p`` around a
@@ -423,8 +470,10 @@ def crop_origin(rng: np.random.Generator, centres: np.ndarray, side: float, size
 
 
 def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
-    """Write the crops of scene ``index``; returns how many images were written."""
+    """Write the crops of scene ``index``; returns how many images were written (a share
+    ``clutter_crops`` placed by :func:`background_origin`, as in :func:`_obb_job`)."""
     rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
+    clutter_p = _share(opts, "clutter_crops")
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         H, W = frame.shape[:2]
@@ -441,7 +490,10 @@ def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
-            x0, y0 = crop_origin(rng, centres, side, (W, H))
+            if clutter_p > 0 and rng.random() < clutter_p:
+                x0, y0 = background_origin(rng, np.asarray(lab.get("clutter_px", [])), centres, side, (W, H))
+            else:
+                x0, y0 = crop_origin(rng, centres, side, (W, H))
             crop = square_crop(frame, np.array([x0, y0, x0 + side, y0 + side]), imgsz, pad=1.0)
             lines = []
             for cls, b in objs:
@@ -488,12 +540,23 @@ def _classify_job(index: int, seed: int, out: str, split: str, opts: dict) -> in
     return n
 
 
+def _share(opts: dict, key: str) -> float:
+    """``opts[key]`` as a share in 0..1 (default 0). Raises ValueError outside that range."""
+    v = float(opts.get(key, 0.0))
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"{key} is a share of the crops, 0..1; got {v}")
+    return v
+
+
 def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     """Write the crops of scene ``index`` with oriented-box labels (``kind="obb"``: ultralytics
     OBB format ``class x1 y1 x2 y2 x3 y3 x4 y4``, normalised); returns how many were written.
     Crops as in :func:`_detect_job`; a card's label is its quad when it is whole, else the
-    minimum-area rectangle of its visible part (:func:`visible_quads`), hands their boxes."""
+    minimum-area rectangle of its visible part (:func:`visible_quads`), hands their boxes.
+    A share ``clutter_crops`` of the crops is placed by :func:`background_origin` instead (on
+    clutter or away from the cards; labels: whatever falls inside, often none)."""
     rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
+    clutter_p = _share(opts, "clutter_crops")
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         H, W = frame.shape[:2]
@@ -507,7 +570,10 @@ def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
-            x0, y0 = crop_origin(rng, centres, side, (W, H))
+            if clutter_p > 0 and rng.random() < clutter_p:
+                x0, y0 = background_origin(rng, np.asarray(lab.get("clutter_px", [])), centres, side, (W, H))
+            else:
+                x0, y0 = crop_origin(rng, centres, side, (W, H))
             write_obb_crop(frame, lab, keep, (x0, y0, side), imgsz, Path(out), split, f"s{index:05d}_{f_i}_{c_i}")
             n += 1
     return n
@@ -641,7 +707,10 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
             ``jitter_scale`` (0.04, the quad scaled by up to 1 +- this), ``detector_quads``
             (None; an oriented-box detector's ONNX file: each card's quad is then the one that
             detector finds for it, refined or not at random, cards it misses are left out, and
-            ``jitter`` is added on top); obb: as detect;
+            ``jitter`` is added on top); detect and obb: ``clutter_crops`` (0.0, share of the
+            crops, each drawn with that probability, placed on a clutter object or a place
+            away from the cards instead of around a card: :func:`background_origin`; their
+            label files hold what falls inside, often nothing); obb: as detect;
             ``resolution`` ((W, H) for every scene, default drawn), ``max_canvas_px`` (6e6).
 
     Returns:
@@ -650,7 +719,8 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         the classes, for people).
 
     Raises:
-        ValueError: unknown ``kind``, ``images`` < 1 or ``workers`` < 1.
+        ValueError: unknown ``kind``, ``images`` < 1, ``workers`` < 1 or ``clutter_crops``
+            outside 0..1.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown dataset kind {kind!r}; choose from {KINDS}")
@@ -662,6 +732,7 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     val_every = int(options.get("val_every", 10))
     frames = int(options.get("frames_per_scene", 3))
     if kind in ("detect", "obb"):
+        _share(options, "clutter_crops")  # a bad share fails here, not in a worker
         per_scene = frames * int(options.get("crops_per_frame", 3))
         for split in ("train", "val"):
             (out / "images" / split).mkdir(parents=True, exist_ok=True)

@@ -107,6 +107,8 @@ class Scene:
         surface_kind: which surface was drawn.
         px_per_mm: canvas scale; origin: ``(2,)`` table mm at the canvas's corner.
         design: name of the card design used ("placeholder" without the art cache).
+        clutter_mm: ``(N, 2)`` table mm of the spots where clutter was drawn (empty without
+            clutter). free_spots_mm: ``(K, 2)`` table mm of all spots clutter could take.
     """
 
     seed: int
@@ -130,6 +132,8 @@ class Scene:
     hand_styles: dict[str, HandStyle]
     design: str
     far_colour: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    clutter_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    free_spots_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     _static_key: Any = None
     _static_canvas: np.ndarray | None = None
     _static_ids: np.ndarray | None = None
@@ -238,7 +242,8 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
             draw one (placeholder faces when the art cache is missing).
         effects: False turns off light (gain 1, no glare) and sensor effects (no blur, noise or
             JPEG): for tests that compare pixels with the table colour.
-        clutter: draw mugs, phones, score pads... around the play region.
+        clutter: draw mugs, phones, score pads, papers, books... around the play region
+            (:func:`nertz.datasets.surfaces.draw_clutter`; where: ``Scene.clutter_mm``).
         card_jitter: scale of each card's own misalignment on its pile (0: squared piles).
         table_edge: True: the table ends 60-260 mm beyond the play region (edge band, floor
             beyond it); False: the surface fills the view; None: drawn (half the scenes).
@@ -324,6 +329,7 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
         table_rect = np.array([-geom.half_w - ext[0], -geom.half_d - ext[1],
                                geom.half_w + ext[2], geom.half_d + ext[3]])
         _table_edge(surf, s, lo, table_rect, rng)
+    clutter_mm = free_mm = np.zeros((0, 2))
     if clutter and kind != "uniform":
         spots = []
         for cx in (-1, 1):
@@ -335,7 +341,13 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
             keep = ((spots_a[:, 0] > table_rect[0] + 60) & (spots_a[:, 0] < table_rect[2] - 60)
                     & (spots_a[:, 1] > table_rect[1] + 60) & (spots_a[:, 1] < table_rect[3] - 60))
             spots_a = spots_a[keep]
-        draw_clutter(surf, s, lo, spots_a, rng)
+        # the newer clutter kinds come from their own generator (derived from the seed), so
+        # the scene generator's stream is what it was before they were added; they also take
+        # free places the camera sees (the spots above are mostly out of view)
+        extra_rng = np.random.default_rng([int(seed), 0xC1077E5])
+        view_mm = _view_spots(geom, finite, table_rect, extra_rng, avoid=spots_a)
+        clutter_mm = draw_clutter(surf, s, lo, spots_a, rng, extra_rng=extra_rng, extra_spots_mm=view_mm)
+        free_mm = np.vstack([spots_a.reshape(-1, 2), view_mm])
 
     # remap: image pixel -> canvas coordinate (homography + distortion in one map)
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float64)
@@ -368,7 +380,53 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
     return Scene(seed=seed, width=width, height=height, fps=30, players=plist, geometry=geom,
                  camera=cam, surface_kind=kind, px_per_mm=s, origin=lo, surface=surf, map1=map1,
                  map2=map2, id_scale=id_scale, id_shape=id_shape, sprites=sprites, light=light,
-                 sensor=sensor, hand_styles=styles, design=design_name, far_colour=far)
+                 sensor=sensor, hand_styles=styles, design=design_name, far_colour=far,
+                 clutter_mm=np.asarray(clutter_mm, np.float64).reshape(-1, 2),
+                 free_spots_mm=np.asarray(free_mm, np.float64).reshape(-1, 2))
+
+
+def _view_spots(geom: TableGeometry, seen_mm: np.ndarray, table_rect: np.ndarray | None,
+                rng: np.random.Generator, avoid: np.ndarray, clear: float = 95.0,
+                apart: float = 230.0, most: int = 4) -> np.ndarray:
+    """Free places for clutter that the camera sees: ``(K, 2)`` table mm, at most ``most``,
+    each at least ``clear`` mm from every zone and the shared area (and from the table's edge
+    when it ends in view) and ``apart`` mm from each other and from ``avoid`` (``(M, 2)`` mm).
+
+    Candidates: a 40 mm grid over the bounding box of ``seen_mm`` (``(N, 2)`` table mm of a grid
+    of image pixels), kept where inside the convex hull of those points, taken in ``rng``'s
+    random order."""
+    pts = np.asarray(seen_mm, np.float64).reshape(-1, 2)
+    if len(pts) < 3:
+        return np.zeros((0, 2))
+    hull = cv2.convexHull(pts.astype(np.float32))
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    gx, gy = np.meshgrid(np.arange(lo[0], hi[0], 40.0), np.arange(lo[1], hi[1], 40.0))
+    cand = np.column_stack([gx.ravel(), gy.ravel()])
+    if len(cand) == 0:
+        return np.zeros((0, 2))
+    polys = [geom.zone_polygon(s.name) for s in geom.seats] + [geom.shared]
+
+    def dist_out(poly: np.ndarray, q: np.ndarray) -> float:  # > 0 outside the polygon, mm
+        return -cv2.pointPolygonTest(poly.astype(np.float32).reshape(-1, 1, 2), (float(q[0]), float(q[1])), True)
+
+    chosen: list[np.ndarray] = []
+    avoid = np.asarray(avoid, np.float64).reshape(-1, 2)
+    for q in cand[rng.permutation(len(cand))]:
+        if len(chosen) >= most:
+            break
+        if cv2.pointPolygonTest(hull, (float(q[0]), float(q[1])), True) < clear / 2:
+            continue
+        if any(dist_out(p, q) < clear for p in polys):
+            continue
+        if table_rect is not None:
+            x0, y0, x1, y1 = table_rect
+            if min(abs(q[0] - x0), abs(q[0] - x1), abs(q[1] - y0), abs(q[1] - y1)) < clear:
+                continue
+        near = np.vstack([avoid] + [c[None] for c in chosen]) if chosen or len(avoid) else np.zeros((0, 2))
+        if len(near) and np.min(np.linalg.norm(near - q, axis=1)) < apart:
+            continue
+        chosen.append(q)
+    return np.array(chosen, np.float64).reshape(-1, 2)
 
 
 def _table_edge(surf: np.ndarray, s: float, origin: np.ndarray, rect: np.ndarray,

@@ -40,6 +40,9 @@ def detector(
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/detect/<name>)")] = False,
     roll_p: Annotated[float, typer.Option(help="share of rendered frames turned by a random angle")] = 0.0,
+    clutter_crops: Annotated[float, typer.Option(help="share of the crops placed on table clutter or away "
+                                                      "from the cards (background images, labels often "
+                                                      "empty)")] = 0.0,
     weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
                                                           "instead of from scratch")] = None,
     lr0: Annotated[Optional[float], typer.Option(help="initial learning rate (AdamW); default: ultralytics' auto")] = None,
@@ -61,9 +64,11 @@ def detector(
         name = name or ("cards_obb" if obb else "cards_det")
         out = out or Path("models/cards_obb" if obb else "models/cards_det")
         if data is None and not resume:
-            tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + f"_s{seed}"
+            tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + \
+                (f"_clut{clutter_crops:g}" if clutter_crops > 0 else "") + f"_s{seed}"
             data = write_dataset("obb" if obb else "detect", images, seed, RUNS / "data" / tag, workers=workers,
-                                 frames_per_scene=4, crops_per_frame=3, roll_p=roll_p)
+                                 frames_per_scene=4, crops_per_frame=3, roll_p=roll_p,
+                                 **({"clutter_crops": clutter_crops} if clutter_crops > 0 else {}))
         extra: dict = {}
         if weights is not None:
             extra["model"] = str(weights)
