@@ -218,7 +218,7 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
                surface_colour: tuple[int, int, int] | None = None,
                tilt_deg: float | None = None, fov_deg: float | None = None,
                fill: float | None = None, distortion: bool = True, design: str | None = None,
-               effects: bool = True, clutter: bool = True, card_jitter: float = 1.0,
+               effects: bool = True, clutter: bool = True, view_clutter: bool = True, card_jitter: float = 1.0,
                table_edge: bool | None = None,
                max_canvas_px: float = 9e6,
                geometry_hook: "Callable[[TableGeometry], None] | None" = None) -> Scene:
@@ -244,6 +244,8 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
             JPEG): for tests that compare pixels with the table colour.
         clutter: draw mugs, phones, score pads, papers, books... around the play region
             (:func:`nertz.datasets.surfaces.draw_clutter`; where: ``Scene.clutter_mm``).
+        view_clutter: with ``clutter``, also the newer kinds in free places the camera sees
+            (their own generator: False gives the scene drawn before they were added).
         card_jitter: scale of each card's own misalignment on its pile (0: squared piles).
         table_edge: True: the table ends 60-260 mm beyond the play region (edge band, floor
             beyond it); False: the surface fills the view; None: drawn (half the scenes).
@@ -344,8 +346,8 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
         # the newer clutter kinds come from their own generator (derived from the seed), so
         # the scene generator's stream is what it was before they were added; they also take
         # free places the camera sees (the spots above are mostly out of view)
-        extra_rng = np.random.default_rng([int(seed), 0xC1077E5])
-        view_mm = _view_spots(geom, finite, table_rect, extra_rng, avoid=spots_a)
+        extra_rng = np.random.default_rng([int(seed), 0xC1077E5]) if view_clutter else None
+        view_mm = _view_spots(geom, finite, table_rect, extra_rng, avoid=spots_a) if view_clutter else np.zeros((0, 2))
         clutter_mm = draw_clutter(surf, s, lo, spots_a, rng, extra_rng=extra_rng, extra_spots_mm=view_mm)
         free_mm = np.vstack([spots_a.reshape(-1, 2), view_mm])
 
