@@ -37,8 +37,10 @@ hand boxes. Three state machines run on these looks:
   (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
   (0.2 x, for review).
 * contested plays: the same card leaving two zones at once gives two plays; the second is held
-  until one copy comes back to its zone (that player was second: a collision and a take-back)
-  or ``hold`` seconds pass (a tie, both at the same time).
+  until one copy comes back to its zone (that player was second: a collision and a take-back,
+  the second landing timed from the motion over the pile, ``second_landing``) or ``hold``
+  seconds pass (a tie, both at the same time). A copy back where it lay that was never seen
+  moving, while the other was seen carried, was only covered: no play for it.
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -185,8 +187,10 @@ class TrackerSettings:
             Rendered rounds, perfect eyes: every real play changed at least 0.065 of its place
             (1st percentile 0.084).
         carried: a zone card whose centre moved more than this many card widths between two
-            looks was carried (lifted to be played), not only covered where it lay: of two
-            copies that left two zones together, the one seen carried played it.
+            looks was carried (lifted to be played), not only covered where it lay: a copy that
+            comes back to its zone without ever having been seen moving, while the other copy
+            of a contested card was seen carried, was covered (an arm), not played and taken
+            back.
         bare_within: a new pile's "before" look is the latest of this many looks before its
             card was first seen that showed its place bare (a hand over the new card hides
             its landing; :mod:`nertz.vision.arrival` walks back from there).
@@ -510,10 +514,11 @@ class ZoneTracker:
 
         Returns:
             ``(player, card, gone_t, looks it was seen in before, whether it was seen moving
-            before it left)`` for each card back in a zone it had left (for instance a card taken back from a foundation), once it has
-            been seen there again in ``zone_confirm`` looks.
+            before it left)`` for each card back in a zone it had left (for instance a card
+            taken back from a foundation), once it has been seen there again in
+            ``zone_confirm`` looks.
         """
-        back: list[tuple[str, str, float, int]] = []
+        back: list[tuple[str, str, float, int, bool]] = []
         for name, zone in self.cards.items():
             faces = [s for s in faces_by_zone.get(name, []) if s.prob >= self.settings.min_prob]
             labels = {s.label for s in faces}
