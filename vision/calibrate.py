@@ -666,12 +666,29 @@ def _order_clockwise(centres: np.ndarray) -> list[int]:
     return [int(i) for i in np.argsort((ang - start) % 360.0)]
 
 
+STRAY_AREA = 2.5
+"""A card box more than this many times larger or smaller (area) than the median card box of a
+dealt frame is not one of the layouts' cards (:func:`_group_detections`)."""
+STRAY_CONF = 0.4
+"""Card boxes below this detector confidence are left out of layout grouping (on the test deal
+with clutter in view, coins were found at 0.36 and a book at 0.31-0.46; dealt cards at 0.65 and
+more)."""
+
+
 def _group_detections(detections: Any, players: int | None) -> list[Layout]:
     """:func:`group_layouts` on a :class:`~nertz.vision.detect.Detections` (an object found as
-    both a face and a back, a mug or a big-pip card, kept once, as the surer class)."""
+    both a face and a back, a mug or a big-pip card, kept once, as the surer class; card boxes of
+    an odd size or below ``STRAY_CONF`` left out: ``STRAY_AREA``)."""
     cls = np.asarray(detections.class_id)
     boxes = np.asarray(detections.boxes, np.float64)
     cards = np.nonzero(cls != 2)[0]
+    if len(cards) >= 3:
+        # things beside the layouts that the detector took for cards (a book, a heap of coins):
+        # a dealt card is about the size of the others; a stray is also seldom a sure one
+        area = (boxes[cards, 2] - boxes[cards, 0]) * (boxes[cards, 3] - boxes[cards, 1])
+        typical = float(np.median(area))
+        conf = np.asarray(detections.confidence, np.float64)[cards]
+        cards = cards[(area < STRAY_AREA * typical) & (area > typical / STRAY_AREA) & (conf >= STRAY_CONF)]
     if len(cards):
         keep = cv2.dnn.NMSBoxes(np.column_stack([boxes[cards, :2], boxes[cards, 2:] - boxes[cards, :2]]).tolist(),
                                 np.asarray(detections.confidence, np.float64)[cards].tolist(), 0.0, 0.6)
