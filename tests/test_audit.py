@@ -186,3 +186,67 @@ def test_methods_without_the_model(scenes, monkeypatch, tmp_path):
     with pytest.raises(AuditError, match="strip detector"):
         audit(sc.frame, sc.table, method="learned")
     assert audit(sc.frame, sc.table).counts == sc.truth.shared  # auto: the classical count
+
+
+def _lab_to_bgr(lab) -> np.ndarray:
+    px = np.array([[lab]], np.float32)
+    return np.clip(np.round(cv2.cvtColor(px, cv2.COLOR_LAB2BGR)[0, 0] * 255), 0, 255).astype(np.uint8)
+
+
+def test_owner_gain_backs_off_a_white_balance_that_shifts_the_backs():
+    """A pale orange back next to a gold one (as in dev scene 10): the full white balance
+    (gain measured on warm pattern tints) turns the orange toward gold; the owner reading
+    chooses a weaker correction under which both read as their own colour."""
+    from nertz.referee.table import hex_to_lab
+    from nertz.vision.audit import OWNER_GAIN_STEPS, STRIP_DELTA, _bins, _colour_lut, _owner_gain
+    from nertz.vision.audit_strips import strip_owners
+
+    img = np.full((60, 120, 3), 90, np.uint8)
+    img[5:55, 5:55] = _lab_to_bgr((75.0, 24.0, 42.0))   # the orange back as photographed
+    img[5:55, 65:115] = _lab_to_bgr((77.0, 3.0, 55.0))  # the gold back
+    quads = np.array([[[5, 5], [55, 5], [55, 55], [5, 55]], [[65, 5], [115, 5], [115, 55], [65, 55]]],
+                     np.float32)
+    labs = np.array([hex_to_lab("#e8731a"), hex_to_lab("#c9a227")], np.float64)  # orange, gold
+    wb = np.array([1.2144703, 1.1809045, 1.0217391], np.float32)  # B G R, measured on scene 10
+
+    def owners(gain):
+        k, d = _colour_lut(labs)
+        lab = np.where(d <= STRIP_DELTA, k + 1, 0).astype(np.uint8)[
+            _bins(np.clip(img * gain, 0, 255).astype(np.uint8))]
+        return strip_owners(quads, lab).tolist()
+
+    assert owners(wb) == [2, 2]  # the full white balance reads the orange back as gold
+    g = _owner_gain(img, quads, labs, wb)
+    expo = float(np.exp(np.log(wb.astype(np.float64)).mean()))
+    assert np.isclose(float(np.exp(np.log(g.astype(np.float64)).mean())), expo, rtol=1e-4)  # exposure kept
+    assert not np.allclose(g, wb) and 0.0 in OWNER_GAIN_STEPS
+    assert owners(g) == [1, 2]
+    # nothing to correct by: no gain measured, or no strips
+    assert np.allclose(_owner_gain(img, quads, labs, None), 1.0)
+    assert np.allclose(_owner_gain(img, quads[:0], labs, wb), wb)
+
+
+def test_learned_audit_drops_strips_on_a_hand(scenes):
+    """Every back the model finds inside one of its hand boxes is dropped, whatever its colour
+    (skin reads as an orange, brown or red back)."""
+    sc = scenes[2]
+    cards = [np.asarray(c["quad"], np.float32) for c in sc.labels["cards"] if not c["face_up"]]
+
+    class Fake:
+        def __init__(self, hand):
+            self.hand = hand
+
+        def __call__(self, image, box=None, card_long=None):
+            q = np.stack(cards + ([self.hand] if self.hand is not None else []))
+            cls = np.array([1] * len(cards) + ([2] if self.hand is not None else []), np.int64)
+            return q, np.ones(len(q), np.float32), cls
+
+    free = audit(sc.frame, sc.table, "learned", detector=Fake(None))
+    c = cards[-1].mean(axis=0)  # a small hand box on the top card's centre only
+    lo, hi = c - 4, c + 4
+    hand = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]], np.float32)
+    covered = audit(sc.frame, sc.table, "learned", detector=Fake(hand))
+    n_free = sum(free.counts.values()) + sum(sum(z.values()) for z in free.zones.values()) + free.unknown
+    n_cov = sum(covered.counts.values()) + sum(sum(z.values()) for z in covered.zones.values()) + covered.unknown
+    assert n_free == len(cards)
+    assert n_cov == len(cards) - 1
