@@ -283,7 +283,7 @@ def _back_map(img: np.ndarray, table: Table, light: np.ndarray) -> tuple[np.ndar
     near = cv2.dilate((labels > 0).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
     table_px = table_lut[bins]
     card = ((labels > 0) | ((light > 0) & ~table_px & (near > 0))).astype(np.uint8) & region
-    raw = np.where(lut_d <= STRIP_DELTA, lut_k + 1, 0).astype(np.uint8)[bins]
+    raw = _strip_colour_map(img, labs, (lut_k, lut_d), bins)
     return labels, card, region, table_px, raw
 
 
@@ -305,10 +305,23 @@ def _white_balance(img: np.ndarray, table: Table) -> np.ndarray:
     colours: bright, nearly grey pixels in the shared area that are not the table's colour)
     becomes white: a von Kries correction of the light's colour and exposure."""
     gain = _wb_gain(img, table)
-    if gain is None:
-        return img
-    out = img.astype(np.float32) * gain[None, None, :]
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return img if gain is None else _apply_gain(img, gain)
+
+
+def _apply_gain(img: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """``img`` (``(H, W, 3) uint8`` BGR) with its channels multiplied by ``gain`` (``(3,)``,
+    B G R), clipped to 0-255: same shape and type."""
+    return np.clip(img.astype(np.float32) * gain[None, None, :], 0, 255).astype(np.uint8)
+
+
+def _strip_colour_map(img: np.ndarray, labs: np.ndarray, lut: tuple[np.ndarray, np.ndarray] | None = None,
+                      bins: np.ndarray | None = None) -> np.ndarray:
+    """``(H, W) uint8``: 1 + the index of the registered back colour (``labs``, ``(P, 3)``
+    CIELAB) within :data:`STRIP_DELTA` of each pixel of ``img`` (``(H, W, 3) uint8`` BGR), 0
+    where none is (no cloth exclusion: the map :func:`strip_owners` reads). ``lut`` and
+    ``bins`` (:func:`_colour_lut`, :func:`_bins`) when the caller has them already."""
+    lut_k, lut_d = lut if lut is not None else _colour_lut(labs)
+    return np.where(lut_d <= STRIP_DELTA, lut_k + 1, 0).astype(np.uint8)[_bins(img) if bins is None else bins]
 
 
 def _wb_gain(img: np.ndarray, table: Table) -> np.ndarray | None:
@@ -782,8 +795,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
     names = t.names
     blurred = cv2.GaussianBlur(image, (0, 0), 0.8)
     wb_gain = _wb_gain(blurred, t)
-    smooth = blurred if wb_gain is None else \
-        np.clip(blurred.astype(np.float32) * wb_gain[None, None, :], 0, 255).astype(np.uint8)
+    smooth = blurred if wb_gain is None else _apply_gain(blurred, wb_gain)
     light = _light_map(smooth)
     if t.shared_area is not None:
         sa = np.asarray(t.shared_area, np.float64)
@@ -834,11 +846,9 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         quads, ci, ctr = quads[inside], ci[inside], ctr[inside]
         og = _owner_gain(blurred, quads, labs, wb_gain)
         if wb_gain is not None and not np.allclose(og, wb_gain):
-            recol = np.clip(blurred.astype(np.float32) * og[None, None, :], 0, 255).astype(np.uint8)
-            lut_k, lut_d = _colour_lut(labs)
-            raw = np.where(lut_d <= STRIP_DELTA, lut_k + 1, 0).astype(np.uint8)[_bins(recol)]
+            raw = _strip_colour_map(_apply_gain(blurred, og), labs)
         owners = strip_owners(quads, raw)
-        # a "back" of no registered colour on a hand found by the model is a sleeve or skin
+        # a "back" on a hand found by the model is a sleeve or skin (HAND_DROPS_ALL)
         on_hand = np.array([any(cv2.pointPolygonTest(hq.astype(np.float32), (float(x), float(y)), False) >= 0
                                 for hq in hands) for x, y in ctr], bool).reshape(-1)
         keep = ~on_hand if HAND_DROPS_ALL else (owners > 0) | ~on_hand
