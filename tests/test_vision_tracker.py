@@ -340,3 +340,33 @@ def test_a_copy_covered_where_it_lay_is_not_the_loser_of_a_contest(red_seen_movi
     else:
         # nothing tells the two apart: blue's copy coming back reads as the contest's loser
         assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+
+
+def _weakly_read_copy_and_a_hand_from_another_zone(red_prob: float, settings: TrackerSettings | None = None) -> list:
+    """Red's zone shows an AH read with ``red_prob``; it vanishes while a hand comes from
+    blue's zone over the shared area and an AH lands there."""
+    s = Stream(settings)
+
+    def look(faces: list, hands: list) -> None:
+        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces],
+                  np.asarray(hands, np.float32).reshape(-1, 4))
+        s.frame += 3
+        s.events += s.tracker.update(lk)
+
+    for _ in range(3):
+        look([("AH", red_prob, card(500, 600))], [[100, 260, 200, 340]])   # blue's hand rests in blue's zone
+    for x in (250, 380, 500):
+        look([], [[x - 40, 260, x + 40, 340]])                             # ... and carries a card to the middle
+    for _ in range(4):
+        look([("AH", 0.99, card(500, 300))], [])
+    return [(e["player"], e["card"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_weakly_read_zone_copy_loses_to_the_hand_that_carried_the_card():
+    # red's "AH" was read at 0.4 (a misreading of another card, more often than not): the
+    # hand's track from blue's zone names the owner
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.4) == [("blue", "AH")]
+    # read surely, red's copy leaving is the stronger evidence
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99) == [("red", "AH")]
+    # without the weak-reading rule the vanished copy wins
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.4, TrackerSettings(weak_read=0.0)) == [("red", "AH")]
