@@ -146,6 +146,9 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
                         continue
                     ident["n"] += 1
                     ident["right"] += said == want
+                    part = "whole" if d.whole[di[a]] else "part"
+                    ident[part + "_n"] += 1
+                    ident[part + "_right"] += said == want
                     if said != want:
                         conf_pairs[(want, said)] += 1
         # cards regardless of face/back
@@ -164,7 +167,8 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
         "images": n_img,
         "per_class": {DETECT_CLASSES[c]: pr(counts[c]) for c in classes},
         "all": pr(card_counts),
-        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1)},
+        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1),
+                     **{f"{k}_{v}": ident[f"{k}_{v}"] for k in ("whole", "part") for v in ("n", "right")}},
         "confusions": [(a, b, n) for (a, b), n in conf_pairs.most_common(15)],
         "rank_identity": {"n": rank_ident["n"], "right": rank_ident["right"],
                           "accuracy": rank_ident["right"] / max(rank_ident["n"], 1)},
@@ -583,6 +587,9 @@ def format_report(r: dict) -> str:
     ri = r.get("rank_identity", {"n": 0})
     if i["n"] or not ri["n"]:
         out.append(f"  identity of matched faces: {i['accuracy']:.4f} ({i['right']}/{i['n']})")
+        for part, what in (("whole", "whole cards (rectified-card classifier)"), ("part", "other faces (strips, covered)")):
+            if i.get(f"{part}_n"):
+                out.append(f"    {what}: {i[part + '_right'] / i[part + '_n']:.4f} ({i[part + '_right']}/{i[part + '_n']})")
     if r["confusions"]:
         out.append("  confusions (truth -> said: n): " + ", ".join(f"{a}->{b}: {n}" for a, b, n in r["confusions"]))
     if ri["n"]:
