@@ -102,7 +102,9 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
     Returns:
         ``{"per_class": {name: {"tp", "fp", "fn", "precision", "recall"}}, "all": {...}
         (faces and backs together, class-agnostic matching), "identity": {"n", "right",
-        "accuracy"}, "confusions": [(truth, said, count)], "rank_identity": {"n", "right",
+        "accuracy"}, "identity_parts": {"whole" | "part": {"n", "right"}} (faces the recogniser
+        marked whole cards, and the others; counted when its detections carry ``whole``),
+        "confusions": [(truth, said, count)], "rank_identity": {"n", "right",
         "accuracy"} (faces with a rank but no full label; ``n`` 0 when there are none),
         "rank_confusions": [(true rank, said card, count)], "images", "det_ms", "full_ms"}``.
     """
@@ -146,9 +148,10 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
                         continue
                     ident["n"] += 1
                     ident["right"] += said == want
-                    part = "whole" if d.whole[di[a]] else "part"
-                    ident[part + "_n"] += 1
-                    ident[part + "_right"] += said == want
+                    if getattr(d, "whole", None) is not None:
+                        part = "whole" if d.whole[di[a]] else "part"
+                        ident[part + "_n"] += 1
+                        ident[part + "_right"] += said == want
                     if said != want:
                         conf_pairs[(want, said)] += 1
         # cards regardless of face/back
@@ -167,8 +170,8 @@ def evaluate(recognizer, samples: Iterable[tuple[np.ndarray, dict]], iou: float 
         "images": n_img,
         "per_class": {DETECT_CLASSES[c]: pr(counts[c]) for c in classes},
         "all": pr(card_counts),
-        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1),
-                     **{f"{k}_{v}": ident[f"{k}_{v}"] for k in ("whole", "part") for v in ("n", "right")}},
+        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ident["right"] / max(ident["n"], 1)},
+        "identity_parts": {k: {"n": ident[k + "_n"], "right": ident[k + "_right"]} for k in ("whole", "part")},
         "confusions": [(a, b, n) for (a, b), n in conf_pairs.most_common(15)],
         "rank_identity": {"n": rank_ident["n"], "right": rank_ident["right"],
                           "accuracy": rank_ident["right"] / max(rank_ident["n"], 1)},
@@ -588,8 +591,9 @@ def format_report(r: dict) -> str:
     if i["n"] or not ri["n"]:
         out.append(f"  identity of matched faces: {i['accuracy']:.4f} ({i['right']}/{i['n']})")
         for part, what in (("whole", "whole cards (rectified-card classifier)"), ("part", "other faces (strips, covered)")):
-            if i.get(f"{part}_n"):
-                out.append(f"    {what}: {i[part + '_right'] / i[part + '_n']:.4f} ({i[part + '_right']}/{i[part + '_n']})")
+            c = r.get("identity_parts", {}).get(part, {"n": 0})
+            if c["n"]:
+                out.append(f"    {what}: {c['right'] / c['n']:.4f} ({c['right']}/{c['n']})")
     if r["confusions"]:
         out.append("  confusions (truth -> said: n): " + ", ".join(f"{a}->{b}: {n}" for a, b, n in r["confusions"]))
     if ri["n"]:
