@@ -17,6 +17,10 @@
 - ``kind="obb"``: the same crops as ``detect`` labelled with oriented boxes (ultralytics OBB
   format): a whole card's own quad, else the minimum-area rectangle of its visible part
   (:func:`visible_quads`); hands keep their axis-aligned boxes.
+- ``kind="strip"``: an ultralytics classification set of the *visible parts* of partly
+  covered face-up cards whose index corner shows (strips of cascades, edges of fans), each
+  oriented box warped with its aspect kept (:func:`rectify_strip`): the input of the strip
+  classifier.
 - ``kind="classify"``: an ultralytics classification set (``train/<class>/``,
   ``val/<class>/``) of square crops (default 64 x 64) around the *visible part* of each face-up
   card whose index corner shows (:func:`card_crop`: what lies beyond the box is painted grey), class names in the contract's notation (``7S``, ``TH``,
@@ -51,10 +55,10 @@ import cv2
 import numpy as np
 
 __all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
-           "order_quad", "rectify_card", "jitter_quad", "visible_quads", "KINDS",
+           "order_quad", "rectify_card", "rectify_strip", "jitter_quad", "visible_quads", "KINDS",
            "background_origin"]
 
-KINDS = ("detect", "classify", "card", "obb")
+KINDS = ("detect", "classify", "card", "obb", "strip")
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -277,6 +281,60 @@ def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int 
         return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
     return cv2.warpPerspective(image, m, (size, size), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(fill, fill, fill))
+
+
+def rectify_strip(image: np.ndarray, quad: np.ndarray, size: int = 96, pad: float = 1.1,
+                  fill: int = 114) -> np.ndarray:
+    """The visible part of a partly covered card (an oriented box: the strip of a cascaded card,
+    the edge of a fanned one, what a hand leaves uncovered) warped to a ``size`` x ``size``
+    image with its aspect ratio kept: the box grown by ``pad`` about its centre, its long side
+    horizontal and ``size`` pixels long, centred on grey (letterboxed, so that an index glyph
+    keeps its shape whatever the strip's proportions). The 180-degree ambiguity is left (the
+    strip classifier is trained both ways up); never mirrored.
+
+    The one rectification shared by the strip classifier's training set (``kind="strip"``) and
+    inference (:meth:`nertz.vision.detect.CardRecognizer.identify`).
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        quad: ``(4, 2)`` corners in pixels, clockwise as seen in the image (any start corner).
+        size: output side, pixels.
+        pad: growth of the box about its centre (both sides), to hold an index that a rough box
+            cuts.
+        fill: grey of the letterbox and of parts outside the image.
+
+    Returns:
+        ``(size, size, 3) uint8`` BGR.
+
+    Raises:
+        ValueError: ``quad`` is not 4 finite points.
+    """
+    q = np.asarray(quad, np.float64)
+    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
+        raise ValueError(f"a strip quad is 4 finite (x, y) points, got shape {q.shape}")
+    q = q.mean(axis=0) + (q - q.mean(axis=0)) * pad
+    across = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    down = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    if down > across:  # start at the next corner so that the first edge is a long one
+        q = np.roll(q, -1, axis=0)
+        across, down = down, across
+    h = float(np.clip(size * down / max(across, 1e-6), 2.0, size))
+    y0 = (size - h) / 2
+    s = float(size)
+    # area-averaging when the strip is much larger than the output (a phone photo)
+    k = float(min(max(1.0, across / (2.5 * size)), 4.0))
+    dst = (np.array([[0, y0], [s, y0], [s, y0 + h], [0, y0 + h]], np.float64) * k - 0.5).astype(np.float32)
+    m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    big = int(round(size * k))
+    out = cv2.warpPerspective(image, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=(fill, fill, fill))
+    if big != size:
+        out = cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)
+    # the letterbox: grey above and below the strip
+    top, bottom = int(np.floor(y0)), int(np.ceil(y0 + h))
+    out[:max(top, 0)] = fill
+    out[min(bottom, size):] = fill
+    return out
 
 
 def jitter_quad(quad: np.ndarray, rng: np.random.Generator, corner: float = 0.03,
@@ -664,6 +722,62 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     return n
 
 
+def _strip_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+    """Write the rectified visible parts of the partly covered face-up cards of scene ``index``
+    whose index corner shows (``kind="strip"``, :func:`rectify_strip`); returns how many.
+
+    The cards are those the recogniser gives the strip classifier: face-up cards whose visible
+    part (:func:`visible_quads`) does not have a whole card's shape
+    (:func:`nertz.vision.detect.whole_card`). Each one's box is, with probability
+    ``detector_share`` (when ``detector_quads`` names an oriented-box detector), the box that
+    detector finds for it (matched by IoU >= 0.5 of the bounding boxes), else its label box;
+    either is jittered (:func:`jitter_quad`), grown by ``pad`` 1.0-1.25 and turned by 180
+    degrees at random."""
+    from nertz.vision.detect import whole_card
+
+    size = int(opts.get("crop", 96))
+    frames = int(opts.get("frames_per_scene", 3))
+    per_frame = int(opts.get("cards_per_frame", 24))
+    jitter = float(opts.get("jitter", 0.03))
+    jitter_scale = float(opts.get("jitter_scale", 0.06))
+    det_share = float(opts.get("detector_share", 0.5))
+    rng, rendered = _frames(index, seed, frames, opts)
+    det_path = opts.get("detector_quads")
+    rec = None
+    if det_path:
+        from nertz.vision.detect import CardRecognizer
+
+        rec = CardRecognizer(detector=det_path, classifier=None, identifier=None, threads=1)
+    n = 0
+    for f_i, (frame, lab) in enumerate(rendered):
+        H, W = frame.shape[:2]
+        cand = []
+        for i, q, _ in visible_quads(lab, W, H):
+            c = lab["cards"][i]
+            if not c["face_up"] or not c["corner_visible"] or whole_card(q[None])[0]:
+                continue
+            cand.append((c["card"], q))
+        if rec is not None and cand:
+            from nertz.vision.evaluate import match_boxes
+
+            det = rec.detect(frame)
+            fi = np.nonzero((det.class_id == 0) & ~det.whole)[0]
+            tq = np.stack([q for _, q in cand])
+            for a, b in match_boxes(det.boxes[fi], np.column_stack([tq.min(axis=1), tq.max(axis=1)])):
+                if rng.random() < det_share:
+                    cand[b] = (cand[b][0], np.asarray(det.quads[fi[a]], np.float64))
+        order = rng.permutation(len(cand))[:per_frame]
+        for k in order:
+            card, q = cand[int(k)]
+            q = jitter_quad(q, rng, corner=jitter, scale=jitter_scale) if jitter > 0 else q
+            img = rectify_strip(frame, q, size, pad=float(rng.uniform(1.0, 1.25)))
+            if rng.random() < 0.5:
+                img = cv2.rotate(img, cv2.ROTATE_180)
+            cv2.imwrite(str(Path(out) / split / card / f"s{index:05d}_{f_i}_{int(k)}.png"), img)
+            n += 1
+    return n
+
+
 def _run(job: Callable, args: list[tuple], workers: int, desc: str) -> int:
     """Run ``job(*a)`` for every ``a`` (in ``workers`` processes), with a progress bar."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -687,8 +801,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     """Render a training set for the detector or the classifier.
 
     Args:
-        kind: ``"detect"``, ``"obb"`` (the same crops with oriented boxes), ``"classify"`` or
-            ``"card"`` (rectified whole cards).
+        kind: ``"detect"``, ``"obb"`` (the same crops with oriented boxes), ``"classify"``,
+            ``"card"`` (rectified whole cards) or ``"strip"`` (rectified visible parts of partly
+            covered cards).
         images: about how many images to write (detect: crops; classify: card crops). Scenes
             are rendered until the target is met: detect writes ``frames_per_scene *
             crops_per_frame`` crops per scene, classify up to ``frames_per_scene *
@@ -707,7 +822,10 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
             ``jitter_scale`` (0.04, the quad scaled by up to 1 +- this), ``detector_quads``
             (None; an oriented-box detector's ONNX file: each card's quad is then the one that
             detector finds for it, refined or not at random, cards it misses are left out, and
-            ``jitter`` is added on top); detect and obb: ``clutter_crops`` (0.0, share of the
+            ``jitter`` is added on top); strip: ``crop`` (96 px), ``cards_per_frame`` (24),
+            ``jitter`` (0.03), ``jitter_scale`` (0.06), ``detector_quads`` (None) and
+            ``detector_share`` (0.5: the share of the strips boxed by that detector, see
+            :func:`_strip_job`); detect and obb: ``clutter_crops`` (0.0, share of the
             crops, each drawn with that probability, placed on a clutter object or a place
             away from the cards instead of around a card: :func:`background_origin`; their
             label files hold what falls inside, often nothing); obb: as detect;
@@ -742,6 +860,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         if kind == "card":
             per_scene = frames * min(int(options.get("cards_per_frame", 16)), 20)  # ~20 whole faces a frame
             job = _card_job
+        elif kind == "strip":
+            per_scene = frames * min(int(options.get("cards_per_frame", 24)), 8)  # ~8 readable strips a frame
+            job = _strip_job
         else:
             per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
             job = _classify_job

@@ -17,9 +17,13 @@ Pipeline (models from :mod:`nertz.vision.train`, shipped in ``models/``):
    its quad (:func:`nertz.datasets.export.rectify_card`, the same warp as in training) and
    named (``7S``, ``TH``, ``JK``); :meth:`CardRecognizer.identify_quads` does the same for quads
    the caller chooses (the tracker's entry point).
-3. **Crop classifier** (``models/cards_cls.onnx``, YOLO11n-cls, 53 classes): the other faces
-   (strips of cascaded cards, partly covered cards) are cut as the square around their box,
-   grey beyond the box (:func:`nertz.datasets.export.card_crop`), and named.
+3. **Strip classifier** (``models/cards_strip.onnx``, YOLO11n-cls, 53 classes, 96 x 96): with
+   the oriented-box detector, the other faces (strips of cascaded cards, edges of fanned
+   ones, partly covered cards) are warped from their oriented boxes with the aspect kept,
+   long side horizontal (:func:`nertz.datasets.export.rectify_strip`), and named both ways up.
+   Without it (or with the axis-aligned detector) the **crop classifier**
+   (``models/cards_cls.onnx``) names them from the square around their box, grey beyond the
+   box (:func:`nertz.datasets.export.card_crop`).
 4. **Backs**: every back box is matched by colour against the table's players
    (:class:`nertz.vision.backs.BackMatcher`).
 
@@ -39,7 +43,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quad, rectify_card
+from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quad, rectify_card, rectify_strip
 from nertz.referee.errors import NertzError
 from nertz.referee.table import Table
 
@@ -47,7 +51,7 @@ from .backs import UNKNOWN, BackMatcher
 
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "MODELS", "DETECTOR_ONNX", "OBB_ONNX",
-           "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "default_detector", "refine_quad"]
+           "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "STRIP_ONNX", "default_detector", "refine_quad"]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_ONNX = MODELS / "cards_det.onnx"
@@ -58,6 +62,11 @@ CLASSIFIER_ONNX = MODELS / "cards_cls.onnx"
 """Crop classifier (square crops around the visible part)."""
 IDENTIFIER_ONNX = MODELS / "cards_id.onnx"
 """Rectified-card classifier (whole cards warped upright from their quads)."""
+STRIP_ONNX = MODELS / "cards_strip.onnx"
+"""Strip classifier (the visible parts of partly covered cards, warped with their aspect kept)."""
+STRIP_PAD = 1.1
+"""Growth of a strip's oriented box about its centre before it is read (the middle of the
+training range 1.0-1.25, :func:`nertz.datasets.export.rectify_strip`)."""
 
 CARD_ASPECT = 88.0 / 63.0
 """Long side over short side of a poker card (63 x 88 mm)."""
@@ -456,6 +465,9 @@ class CardRecognizer:
         refine: with the oriented-box detector, refit the edges of every whole face-up card
             (:func:`refine_quad`): a median corner error of about 1.6 pixels instead of 4.4 on
             synthetic 1280 x 720 frames (see ``models/MODEL_CARD.md``).
+        strips: the strip classifier ONNX file (faces that are not whole cards, read from
+            their oriented boxes; used with the oriented-box detector only, in place of
+            ``classifier``), or None; default ``models/cards_strip.onnx`` when shipped.
 
     Raises:
         ModelError: a model file is missing or broken.
@@ -465,7 +477,8 @@ class CardRecognizer:
                  table: Table | dict | None = None, imgsz: int = 640, conf: float = 0.3, iou: float = 0.5,
                  crop_pad: float = 1.15, threads: int = 2,
                  identifier: str | Path | None = IDENTIFIER_ONNX if IDENTIFIER_ONNX.is_file() else None,
-                 tta: bool = True, refine: bool = True) -> None:
+                 tta: bool = True, refine: bool = True,
+                 strips: str | Path | None = STRIP_ONNX if STRIP_ONNX.is_file() else None) -> None:
         self.det = _session(Path(detector) if detector is not None else default_detector(), threads)
         self.det_names = _names(self.det)
         self.obb = self.det.get_modelmeta().custom_metadata_map.get("task") == "obb"
@@ -476,6 +489,9 @@ class CardRecognizer:
         self.id_names = _names(self.idf) if self.idf is not None else {}
         self.id_size = _cls_size(self.idf) if self.idf is not None else 0
         self.id_temperature = _calibration(Path(identifier)) if identifier is not None else 1.0
+        self.strip = _session(Path(strips), threads) if strips is not None and self.obb else None
+        self.strip_names = _names(self.strip) if self.strip is not None else {}
+        self.strip_size = _cls_size(self.strip) if self.strip is not None else 0
         self.tta, self.refine = tta, refine
         self.backs = BackMatcher.from_table(table) if table is not None else None
         self.imgsz, self.conf, self.iou, self.crop_pad = imgsz, conf, iou, crop_pad
@@ -635,15 +651,51 @@ class CardRecognizer:
         names = self.card_names
         return np.array([names[int(i)] for i in k], dtype=object), p[np.arange(len(p)), k].astype(np.float32)
 
+    def identify_strips(self, frame: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Name the partly covered face-up cards whose visible parts are the oriented boxes
+        ``quads`` (strip classifier, :func:`nertz.datasets.export.rectify_strip` with
+        :data:`STRIP_PAD`; each strip is read both ways up when ``tta``, probabilities averaged).
+
+        Args:
+            frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2)`` corners in frame pixels,
+                clockwise as seen.
+
+        Returns:
+            ``labels (N,) object`` and ``prob (N,) float32`` (uncalibrated softmax).
+
+        Raises:
+            ModelError: no strip classifier loaded. ValueError: bad quads.
+        """
+        if self.strip is None:
+            raise ModelError("no strip classifier loaded (models/cards_strip.onnx, with the oriented-box detector)")
+        q = np.asarray(quads, np.float64)
+        if q.ndim != 3 or q.shape[1:] != (4, 2):
+            raise ValueError(f"quads must have shape (N, 4, 2), got {q.shape}")
+        if len(q) == 0:
+            return np.zeros(0, object), np.zeros(0, np.float32)
+        imgs = np.stack([rectify_strip(frame, x, self.strip_size, pad=STRIP_PAD) for x in q])
+        p = self._run_cls(self.strip, imgs)
+        if self.tta:
+            p = (p + self._run_cls(self.strip, np.ascontiguousarray(imgs[:, ::-1, ::-1]))) / 2
+        k = p.argmax(axis=1)
+        return (np.array([self.strip_names[int(i)] for i in k], dtype=object),
+                p[np.arange(len(p)), k].astype(np.float32))
+
     def identify(self, frame: np.ndarray, det: Detections) -> Detections:
         """Name the faces and the backs (colour) of ``det`` in place; returns it. Whole cards
-        (``det.whole``) go to the rectified-card classifier, other faces to the crop classifier
-        (or to the rectified one when no crop classifier is loaded)."""
+        (``det.whole``) go to the rectified-card classifier, other faces to the strip classifier
+        (:meth:`identify_strips`) when loaded, else to the crop classifier (or to the rectified
+        one when neither is loaded)."""
         faces = np.nonzero(det.class_id == 0)[0]
         whole = faces[det.whole[faces]] if self.idf is not None else faces[:0]
         rest = np.setdiff1d(faces, whole)
-        if self.idf is not None and self.cls is None:
+        if self.idf is not None and self.cls is None and self.strip is None:
             whole, rest = faces, faces[:0]
+        if self.strip is not None and len(rest):
+            names, prob = self.identify_strips(frame, det.quads[rest])
+            det.labels[rest] = names
+            det.label_confidence[rest] = prob
+            rest = rest[:0]
         if len(whole):
             names, prob = self.identify_quads(frame, det.quads[whole], det.raw_quads[whole])
             det.labels[whole] = names

@@ -96,10 +96,12 @@ def classifier(
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/classify/<name>)")] = False,
     kind: Annotated[str, typer.Option(help="'card': whole cards rectified from their quads (the "
-                                           "rectified-card classifier); 'classify': square crops "
-                                           "around the visible part (the first classifier)")] = "classify",
+                                           "rectified-card classifier); 'strip': the visible parts of "
+                                           "partly covered cards, warped from their oriented boxes (the "
+                                           "strip classifier); 'classify': square crops around the "
+                                           "visible part (the first classifier)")] = "classify",
     scale: Annotated[Optional[float], typer.Option(help="random-crop area range (1 - scale .. 1); default "
-                                                        "0.25 (classify), 0.1 (card)")] = None,
+                                                        "0.25 (classify), 0.1 (card, strip)")] = None,
     lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.003,
     weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
                                                           "instead of from scratch")] = None,
@@ -107,11 +109,13 @@ def classifier(
                                                "card's side")] = 0.03,
     jitter_scale: Annotated[float, typer.Option(help="--kind card: quads scaled by up to 1 +- this")] = 0.04,
     detector_quads: Annotated[Optional[Path], typer.Option(help="--kind card: take each card's quad from "
-                                                                "this oriented-box detector (ONNX)")] = None,
+                                                                "this oriented-box detector (ONNX); --kind "
+                                                                "strip: half of the strips' boxes")] = None,
     name: Annotated[Optional[str], typer.Option(help="run name under runs/classify/ (default cards_cls, "
-                                                     "cards_id for --kind card)")] = None,
+                                                     "cards_id for --kind card, cards_strip for --kind "
+                                                     "strip)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
-                                                      "models/cards_cls, models/cards_id for --kind card)")] = None,
+                                                      "models/<name>)")] = None,
 ) -> None:
     """Train the card classifier (YOLO11n-cls, 52 cards + joker) and export it to ONNX."""
     try:
@@ -119,13 +123,18 @@ def classifier(
 
         from .train import RUNS, export_onnx, train_classifier
 
-        if kind not in ("classify", "card"):
-            raise ValueError(f"--kind is 'classify' or 'card', not {kind!r}")
+        if kind not in ("classify", "card", "strip"):
+            raise ValueError(f"--kind is 'classify', 'card' or 'strip', not {kind!r}")
         card = kind == "card"
-        name = name or ("cards_id" if card else "cards_cls")
-        out = out or Path("models/cards_id" if card else "models/cards_cls")
+        default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
+        name = name or default_name
+        out = out or Path("models") / default_name
         if data is None and not resume:
-            if card:
+            if kind == "strip":
+                extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
+                data = write_dataset("strip", images, seed, RUNS / "data" / f"strip{imgsz}_s{seed}", workers=workers,
+                                     frames_per_scene=2, crop=imgsz, **extra_opts)
+            elif card:
                 tag = f"card{imgsz}" + ("d" if detector_quads is not None else
                                         "j" if (jitter, jitter_scale) != (0.03, 0.04) else "") + f"_s{seed}"
                 extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
@@ -137,7 +146,7 @@ def classifier(
                                      workers=workers, frames_per_scene=4, crop=imgsz)
         best = train_classifier(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
                                 batch=batch, device=device, name=name, lr0=lr0,
-                                scale=scale if scale is not None else (0.1 if card else 0.25),
+                                scale=scale if scale is not None else (0.25 if kind == "classify" else 0.1),
                                 **({"model": str(weights), "warmup_epochs": 0.5} if weights is not None else {}))
         onnx = export_onnx(best, out, imgsz)
         typer.echo(f"exported {onnx}")
