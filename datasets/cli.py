@@ -217,3 +217,30 @@ def dataset(
     except (ValueError, NertzError, OSError) as exc:
         _fail(str(exc))
     typer.echo(str(yaml_path))
+
+
+@app.command("real-obb")
+def real_obb(
+    photos: Annotated[Path, typer.Option(help="Folder of real photos (edje_tf_cards/train; never an evaluation-only set).")],
+    labels: Annotated[Path, typer.Option(help="Their boxes: {\"images\": [{\"image\", \"boxes\": [{xmin, ymin, xmax, ymax}]}]}.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
+    detector: Annotated[Path, typer.Option(help="Oriented-box detector (ONNX) whose quads turn the boxes.")] = Path("models/cards_obb.onnx"),
+    imgsz: Annotated[int, typer.Option(min=64, help="Longer side of the written photos, pixels (the detector's inference size for them).")] = 320,
+    holdout_every: Annotated[int, typer.Option(min=2, help="Every n-th photo (by name) goes to val only.")] = 4,
+    copies: Annotated[int, typer.Option(min=1, help="Times each training photo is written.")] = 4,
+) -> None:
+    """Write an oriented-box detector set from real photos with axis-aligned VOC boxes
+    (:func:`nertz.datasets.real_export.write_voc_obb_set`): images/ and labels/ to list beside
+    the synthetic sets in a training YAML."""
+    from nertz.datasets.real_export import write_voc_obb_set
+    from nertz.vision.detect import ImageError, ModelError
+
+    for p in (photos, labels, detector):
+        if not p.exists():
+            _fail(f"{p}: not found")
+    try:
+        stats = write_voc_obb_set(photos, labels, out, detector, imgsz=imgsz, holdout_every=holdout_every,
+                                  copies=copies)
+    except (ValueError, KeyError, OSError, ImageError, ModelError, json.JSONDecodeError) as exc:
+        _fail(f"{type(exc).__name__}: {exc}")
+    typer.echo(json.dumps(stats))

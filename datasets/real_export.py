@@ -1,0 +1,142 @@
+"""A detector training set from real photos with Pascal-VOC boxes (``edje_tf_cards/train``).
+
+The oriented-box detector (``cards_obb``) learns from oriented boxes, and the real photos we may
+train on carry axis-aligned VOC boxes around whole cards. :func:`write_voc_obb_set` turns them
+into ultralytics OBB labels the following way:
+
+- each VOC box takes the quad of the face the current detector finds for it, when that quad's
+  bounding box matches the VOC box well (IoU >= ``min_iou``, 0.7): the detector's turn of the
+  card, checked by a person's box;
+- otherwise (a card the detector misses, or a quad grown over a neighbour) the VOC box itself
+  (the axis-aligned rectangle: right for an upright card, a little large for a turned one);
+- everything else in the photo (carpet, paper, a basket, a book) is background: the detector's
+  false faces there are what this set is for.
+
+Photos are written at the detector's inference scale (longer side ``imgsz`` pixels, as
+:class:`nertz.vision.detect.CardRecognizer` runs on them at ``imgsz=320``) and repeated
+``copies`` times in ``train`` (ultralytics' mosaic and HSV augmentation make the copies
+differ), so that a few hundred photos weigh against thousands of synthetic crops. Every
+``holdout_every``-th photo (sorted by name) goes to ``val`` only: the photos to check a
+fine-tuned detector against (:func:`holdout_names`).
+
+Only ``edje_tf_cards/train`` may be used here: ``edje_tf_cards/test`` and
+``blackjack_table_state`` are evaluation only (``shared/real_cards/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+__all__ = ["write_voc_obb_set", "holdout_names", "voc_obb_quads"]
+
+
+def holdout_names(labels_json: Path, holdout_every: int = 4) -> list[str]:
+    """The image names of ``labels_json`` kept out of training (every ``holdout_every``-th
+    image in name order, starting with the first).
+
+    Raises:
+        ValueError: ``holdout_every`` < 2.
+    """
+    if holdout_every < 2:
+        raise ValueError(f"holdout_every must be at least 2, got {holdout_every}")
+    names = sorted(e["image"] for e in json.loads(Path(labels_json).read_text())["images"])
+    return names[::holdout_every]
+
+
+def _bbox_iou(a: np.ndarray, b: np.ndarray) -> float:
+    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
+    x1, y1 = min(a[2], b[2]), min(a[3], b[3])
+    inter = max(x1 - x0, 0) * max(y1 - y0, 0)
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float = 0.7) -> tuple[np.ndarray, int]:
+    """The oriented box of every VOC box (see the module's docstring).
+
+    Args:
+        voc_boxes: ``(M, 4)`` ``[x0, y0, x1, y1]`` pixels.
+        face_quads: ``(N, 4, 2)`` the detector's face quads in the same pixels.
+        min_iou: least IoU between a quad's bounding box and the VOC box for the quad to be
+            taken; each quad serves one box (greedy, best IoU first).
+
+    Returns:
+        ``(M, 4, 2) float64`` quads and how many came from the detector.
+    """
+    voc = np.asarray(voc_boxes, np.float64).reshape(-1, 4)
+    fq = np.asarray(face_quads, np.float64).reshape(-1, 4, 2)
+    fb = np.column_stack([fq.min(axis=1), fq.max(axis=1)]) if len(fq) else np.zeros((0, 4))
+    out = np.array([[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in voc], np.float64).reshape(-1, 4, 2)
+    pairs = sorted(((_bbox_iou(v, f), i, j) for i, v in enumerate(voc) for j, f in enumerate(fb)), reverse=True)
+    used_v: set[int] = set()
+    used_f: set[int] = set()
+    for iou, i, j in pairs:
+        if iou < min_iou:
+            break
+        if i in used_v or j in used_f:
+            continue
+        used_v.add(i)
+        used_f.add(j)
+        out[i] = fq[j]
+    return out, len(used_v)
+
+
+def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path, imgsz: int = 320,
+                      holdout_every: int = 4, copies: int = 4, min_iou: float = 0.7) -> dict:
+    """Write the OBB set (``out/images/{train,val}``, ``out/labels/{train,val}``).
+
+    Args:
+        folder: the photos. labels_json: ``{"images": [{"image", "boxes": [{"xmin", "ymin",
+            "xmax", "ymax", ...}]}]}`` (``edje_tf_cards/train_labels.json``).
+        out: the set's folder (created).
+        detector: the oriented-box detector ONNX whose face quads turn the VOC boxes.
+        imgsz: longer side of the written photos, pixels (the detector's inference size for
+            such photos).
+        holdout_every: every n-th photo goes to ``val`` (:func:`holdout_names`).
+        copies: times each training photo is written.
+        min_iou: see :func:`voc_obb_quads`.
+
+    Returns:
+        ``{"train": photos, "val": photos, "boxes": n, "from_detector": n}``.
+
+    Raises:
+        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1.
+    """
+    from nertz.vision.detect import CardRecognizer, load_image
+
+    if copies < 1:
+        raise ValueError(f"copies must be at least 1, got {copies}")
+    rec = CardRecognizer(detector=detector, classifier=None, identifier=None, strips=None, imgsz=imgsz)
+    held = set(holdout_names(labels_json, holdout_every))
+    for split in ("train", "val"):
+        (Path(out) / "images" / split).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "labels" / split).mkdir(parents=True, exist_ok=True)
+    stats = {"train": 0, "val": 0, "boxes": 0, "from_detector": 0}
+    for e in sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"]):
+        path = Path(folder) / e["image"]
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: photo of {labels_json} not found")
+        img = load_image(path)
+        voc = np.array([[b["xmin"], b["ymin"], b["xmax"], b["ymax"]] for b in e["boxes"]], np.float64)
+        det = rec.detect(img)
+        quads, got = voc_obb_quads(voc, det.quads[det.class_id == 0], min_iou)
+        stats["boxes"] += len(voc)
+        stats["from_detector"] += got
+        H, W = img.shape[:2]
+        s = imgsz / max(H, W)
+        small = cv2.resize(img, (max(1, round(W * s)), max(1, round(H * s))), interpolation=cv2.INTER_AREA)
+        h, w = small.shape[:2]
+        norm = np.clip(quads * s / [w, h], 0.0, 1.0)
+        text = "".join("0 " + " ".join(f"{v:.6f}" for v in q.reshape(-1)) + "\n" for q in norm)
+        split = "val" if e["image"] in held else "train"
+        stem = Path(e["image"]).stem
+        for k in range(1 if split == "val" else copies):
+            name = f"real_{stem}_{k}"
+            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), small, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            (Path(out) / "labels" / split / f"{name}.txt").write_text(text)
+        stats[split] += 1
+    return stats
