@@ -236,6 +236,36 @@ def order_quad(quad: np.ndarray) -> np.ndarray:
     return np.roll(q, -int(np.argmin(q.sum(axis=1))), axis=0).astype(np.float32)
 
 
+def _quad_points(quad: np.ndarray, what: str) -> np.ndarray:
+    """``quad`` as ``(4, 2) float64``. Raises ValueError (naming ``what``) unless it is 4 finite
+    points."""
+    q = np.asarray(quad, np.float64)
+    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
+        raise ValueError(f"{what} quad is 4 finite (x, y) points, got shape {q.shape}")
+    return q
+
+
+def _sides(q: np.ndarray) -> tuple[float, float]:
+    """Mean length of the edges 0-1 / 3-2 ("across") and 0-3 / 1-2 ("down") of a quad, pixels."""
+    across = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    down = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    return float(across), float(down)
+
+
+def _warp_area(image: np.ndarray, src: np.ndarray, dst: np.ndarray, size: int, scale: float,
+               fill: int) -> np.ndarray:
+    """Warp the quad ``src`` (frame pixels) onto ``dst`` (``(4, 2)`` pixels of the ``size`` x
+    ``size`` output, pixel corners at integers) with ``cv2.warpPerspective``; with ``scale`` > 1
+    at ``round(size * scale)`` pixels first, then shrunk by ``cv2.INTER_AREA`` (area averaging
+    when the source is much larger than the output). Returns ``(size, size, 3) uint8``."""
+    big = int(round(size * scale))
+    d = (np.asarray(dst, np.float64) * scale - 0.5).astype(np.float32)
+    out = cv2.warpPerspective(image, cv2.getPerspectiveTransform(np.asarray(src, np.float32), d), (big, big),
+                              flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=(fill, fill, fill))
+    return out if big == size else cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)
+
+
 def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int = 114) -> np.ndarray:
     """The card inside ``quad`` warped upright to a ``size`` x ``size`` image (perspective
     transform of the 4 corners to the square's corners, ``cv2.getPerspectiveTransform``): the
@@ -259,28 +289,15 @@ def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int 
     Raises:
         ValueError: ``quad`` is not 4 finite points.
     """
-    q = np.asarray(quad, np.float64)
-    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
-        raise ValueError(f"a card quad is 4 finite (x, y) points, got shape {q.shape}")
-    across = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])
-    down = np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])
+    q = _quad_points(quad, "a card")
+    across, down = _sides(q)
     if across > down:  # seen landscape: start at the next corner so the short edge is the top
         q = np.roll(q, -1, axis=0)
     # area-averaging: warp at the card's own scale first when it is much larger than the output
-    src = q.astype(np.float32)
+    long_px = max(across, down)
+    big = int(min(round(long_px), 4 * size)) if long_px > 2.5 * size else size
     s = float(size)
-    dst = np.array([[0, 0], [s, 0], [s, s], [0, s]], np.float32) - 0.5
-    m = cv2.getPerspectiveTransform(src, dst)
-    long_px = max(across, down) / 2
-    if long_px > 2.5 * size:  # minification: warp to an intermediate size, then INTER_AREA
-        k = int(min(round(long_px), 4 * size))
-        dk = np.array([[0, 0], [k, 0], [k, k], [0, k]], np.float32) - 0.5
-        big = cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dk), (k, k),
-                                  flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                                  borderValue=(fill, fill, fill))
-        return cv2.resize(big, (size, size), interpolation=cv2.INTER_AREA)
-    return cv2.warpPerspective(image, m, (size, size), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(fill, fill, fill))
+    return _warp_area(image, q, np.array([[0, 0], [s, 0], [s, s], [0, s]]), size, big / size, fill)
 
 
 def rectify_strip(image: np.ndarray, quad: np.ndarray, size: int = 96, pad: float = 1.1,
@@ -309,12 +326,9 @@ def rectify_strip(image: np.ndarray, quad: np.ndarray, size: int = 96, pad: floa
     Raises:
         ValueError: ``quad`` is not 4 finite points.
     """
-    q = np.asarray(quad, np.float64)
-    if q.shape != (4, 2) or not np.all(np.isfinite(q)):
-        raise ValueError(f"a strip quad is 4 finite (x, y) points, got shape {q.shape}")
+    q = _quad_points(quad, "a strip")
     q = q.mean(axis=0) + (q - q.mean(axis=0)) * pad
-    across = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-    down = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    across, down = _sides(q)
     if down > across:  # start at the next corner so that the first edge is a long one
         q = np.roll(q, -1, axis=0)
         across, down = down, across
@@ -323,13 +337,7 @@ def rectify_strip(image: np.ndarray, quad: np.ndarray, size: int = 96, pad: floa
     s = float(size)
     # area-averaging when the strip is much larger than the output (a phone photo)
     k = float(min(max(1.0, across / (2.5 * size)), 4.0))
-    dst = (np.array([[0, y0], [s, y0], [s, y0 + h], [0, y0 + h]], np.float64) * k - 0.5).astype(np.float32)
-    m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
-    big = int(round(size * k))
-    out = cv2.warpPerspective(image, m, (big, big), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                              borderValue=(fill, fill, fill))
-    if big != size:
-        out = cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)
+    out = _warp_area(image, q, np.array([[0, y0], [s, y0], [s, y0 + h], [0, y0 + h]]), size, k, fill)
     # the letterbox: grey above and below the strip
     top, bottom = int(np.floor(y0)), int(np.ceil(y0 + h))
     out[:max(top, 0)] = fill
