@@ -684,6 +684,17 @@ def write_obb_crop(frame: np.ndarray, lab: dict, keep: set[int] | Sequence[int],
     (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
+def _quad_detector(opts: dict) -> Any:
+    """The detector named by ``opts["detector_quads"]`` (an ONNX file) as a
+    :class:`nertz.vision.detect.CardRecognizer` that only detects (no classifier loaded), or
+    None when no detector is named."""
+    if not opts.get("detector_quads"):
+        return None
+    from nertz.vision.detect import CardRecognizer
+
+    return CardRecognizer(detector=opts["detector_quads"], classifier=None, identifier=None, strips=None, threads=1)
+
+
 def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     """Write the rectified face-up cards of scene ``index`` (``kind="card"``); returns how many."""
     size = int(opts.get("crop", 64))
@@ -693,12 +704,7 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     jitter = float(opts.get("jitter", 0.03))
     jitter_scale = float(opts.get("jitter_scale", 0.04))
     rng, rendered = _frames(index, seed, frames, opts)
-    det_path = opts.get("detector_quads")
-    rec = None
-    if det_path:  # quads as the detector gives them (see write_dataset)
-        from nertz.vision.detect import CardRecognizer
-
-        rec = CardRecognizer(detector=det_path, classifier=None, identifier=None, threads=1)
+    rec = _quad_detector(opts)  # quads as the detector gives them (see write_dataset)
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         cand = [c for c in lab["cards"] if c["face_up"] and c["visible"] >= min_vis]
@@ -750,12 +756,7 @@ def _strip_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     jitter_scale = float(opts.get("jitter_scale", 0.06))
     det_share = float(opts.get("detector_share", 0.5))
     rng, rendered = _frames(index, seed, frames, opts)
-    det_path = opts.get("detector_quads")
-    rec = None
-    if det_path:
-        from nertz.vision.detect import CardRecognizer
-
-        rec = CardRecognizer(detector=det_path, classifier=None, identifier=None, threads=1)
+    rec = _quad_detector(opts)
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
         H, W = frame.shape[:2]
