@@ -31,6 +31,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from nertz.vision.evaluate import match_boxes
+
 __all__ = ["write_voc_obb_set", "holdout_names", "voc_obb_quads"]
 
 
@@ -47,14 +49,6 @@ def holdout_names(labels_json: Path, holdout_every: int = 4) -> list[str]:
     return names[::holdout_every]
 
 
-def _bbox_iou(a: np.ndarray, b: np.ndarray) -> float:
-    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
-    x1, y1 = min(a[2], b[2]), min(a[3], b[3])
-    inter = max(x1 - x0, 0) * max(y1 - y0, 0)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
 def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float = 0.7) -> tuple[np.ndarray, int]:
     """The oriented box of every VOC box (see the module's docstring).
 
@@ -62,7 +56,8 @@ def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float 
         voc_boxes: ``(M, 4)`` ``[x0, y0, x1, y1]`` pixels.
         face_quads: ``(N, 4, 2)`` the detector's face quads in the same pixels.
         min_iou: least IoU between a quad's bounding box and the VOC box for the quad to be
-            taken; each quad serves one box (greedy, best IoU first).
+            taken; each quad serves one box (greedy, best IoU first:
+            :func:`nertz.vision.evaluate.match_boxes`).
 
     Returns:
         ``(M, 4, 2) float64`` quads and how many came from the detector.
@@ -71,18 +66,10 @@ def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float 
     fq = np.asarray(face_quads, np.float64).reshape(-1, 4, 2)
     fb = np.column_stack([fq.min(axis=1), fq.max(axis=1)]) if len(fq) else np.zeros((0, 4))
     out = np.array([[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in voc], np.float64).reshape(-1, 4, 2)
-    pairs = sorted(((_bbox_iou(v, f), i, j) for i, v in enumerate(voc) for j, f in enumerate(fb)), reverse=True)
-    used_v: set[int] = set()
-    used_f: set[int] = set()
-    for iou, i, j in pairs:
-        if iou < min_iou:
-            break
-        if i in used_v or j in used_f:
-            continue
-        used_v.add(i)
-        used_f.add(j)
+    pairs = match_boxes(voc, fb, min_iou)
+    for i, j in pairs:
         out[i] = fq[j]
-    return out, len(used_v)
+    return out, len(pairs)
 
 
 def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path, imgsz: int = 320,

@@ -442,6 +442,14 @@ def _calibration(path: Path) -> float:
         raise ModelError(f"calibration file {f} is broken: {e}") from None
 
 
+def _quads_array(quads: np.ndarray) -> np.ndarray:
+    """``quads`` as ``(N, 4, 2) float64``. Raises ValueError for another shape."""
+    q = np.asarray(quads, np.float64)
+    if q.ndim != 3 or q.shape[1:] != (4, 2):
+        raise ValueError(f"quads must have shape (N, 4, 2), got {q.shape}")
+    return q
+
+
 class CardRecognizer:
     """Finds and names the cards in frames (ONNX Runtime on the CPU).
 
@@ -566,6 +574,14 @@ class CardRecognizer:
             out.append(sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(x)})[0])
         return np.concatenate(out).astype(np.float32)
 
+    def _read(self, sess: Any, images: np.ndarray) -> np.ndarray:
+        """A classifier's softmax ``(N, C)`` on ``images`` ``(N, S, S, 3) uint8`` BGR; with
+        ``tta`` averaged with its softmax on the images turned by 180 degrees."""
+        p = self._run_cls(sess, images)
+        if self.tta:
+            p = (p + self._run_cls(sess, np.ascontiguousarray(images[:, ::-1, ::-1]))) / 2
+        return p
+
     def rectify(self, frame: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The cards of ``quads`` warped upright to the rectified-card classifier's input
         (:func:`nertz.datasets.export.rectify_card`).
@@ -581,9 +597,7 @@ class CardRecognizer:
         """
         if self.idf is None:
             raise ModelError("no rectified-card classifier loaded (models/cards_id.onnx)")
-        q = np.asarray(quads, np.float64)
-        if q.ndim != 3 or q.shape[1:] != (4, 2):
-            raise ValueError(f"quads must have shape (N, 4, 2), got {q.shape}")
+        q = _quads_array(quads)
         if len(q) == 0:
             return np.zeros((0, self.id_size, self.id_size, 3), np.uint8)
         return np.stack([rectify_card(frame, order_quad(x), self.id_size) for x in q])
@@ -616,9 +630,7 @@ class CardRecognizer:
             if len(alt) != len(imgs):
                 raise ValueError(f"alt_quads has {len(alt)} quads, quads {len(imgs)}")
             imgs = np.concatenate([imgs, alt])
-        p = self._run_cls(self.idf, imgs)
-        if self.tta:
-            p = (p + self._run_cls(self.idf, np.ascontiguousarray(imgs[:, ::-1, ::-1]))) / 2
+        p = self._read(self.idf, imgs)
         if self.id_temperature != 1.0:
             z = np.log(np.clip(p, 1e-12, 1.0)) / self.id_temperature
             z -= z.max(axis=1, keepdims=True)
@@ -668,15 +680,11 @@ class CardRecognizer:
         """
         if self.strip is None:
             raise ModelError("no strip classifier loaded (models/cards_strip.onnx, with the oriented-box detector)")
-        q = np.asarray(quads, np.float64)
-        if q.ndim != 3 or q.shape[1:] != (4, 2):
-            raise ValueError(f"quads must have shape (N, 4, 2), got {q.shape}")
+        q = _quads_array(quads)
         if len(q) == 0:
             return np.zeros(0, object), np.zeros(0, np.float32)
         imgs = np.stack([rectify_strip(frame, x, self.strip_size, pad=STRIP_PAD) for x in q])
-        p = self._run_cls(self.strip, imgs)
-        if self.tta:
-            p = (p + self._run_cls(self.strip, np.ascontiguousarray(imgs[:, ::-1, ::-1]))) / 2
+        p = self._read(self.strip, imgs)
         k = p.argmax(axis=1)
         return (np.array([self.strip_names[int(i)] for i in k], dtype=object),
                 p[np.arange(len(p)), k].astype(np.float32))
