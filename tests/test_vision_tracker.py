@@ -370,3 +370,38 @@ def test_a_weakly_read_zone_copy_loses_to_the_hand_that_carried_the_card():
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.99) == [("red", "AH")]
     # without the weak-reading rule the vanished copy wins
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.4, TrackerSettings(weak_read=0.0)) == [("red", "AH")]
+
+
+def _copy_back_in_blues_zone(back_prob: float, hidden_looks: int, settings: TrackerSettings | None = None) -> list:
+    """Red's ace lands on a new pile while blue's ace, hidden for ``hidden_looks`` looks, is
+    seen back in blue's zone read with ``back_prob``; returns the take-backs."""
+    s = Stream(settings)
+    blue = ("AH", card(100, 300))
+
+    def look(faces: list, prob: float = 0.99) -> None:
+        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, q, p in faces])
+        s.frame += 3
+        s.events += s.tracker.update(lk)
+
+    for _ in range(3):
+        look([(*RED_AH, 0.99), (*blue, 0.99)])
+    for _ in range(8):
+        look([(*blue, 0.99)])                                 # red's ace is lifted
+    for _ in range(3):
+        look([])                                              # blue's copy is hidden
+    for _ in range(hidden_looks):
+        look([("AH", card(500, 300), 0.99)])                  # it lands; blue's copy unseen
+    for _ in range(3):
+        look([("AH", card(500, 300), 0.99), (*blue, back_prob)])
+    return [e for e in s.events if e["type"] == "take_back"]
+
+
+def test_a_copy_seen_back_weakly_or_too_soon_is_no_take_back():
+    # seen back 0.5 s after the landing and read clearly: blue's copy went and came back
+    assert len(_copy_back_in_blues_zone(0.99, 5)) == 1
+    # read weakly (another card misread, more often than not): no take-back
+    assert _copy_back_in_blues_zone(0.5, 5) == []
+    assert len(_copy_back_in_blues_zone(0.5, 5, TrackerSettings(return_prob=0.0))) == 1
+    # seen back 0.1 s after the landing: it never left (a card is not carried back that fast)
+    assert _copy_back_in_blues_zone(0.99, 1) == []
+    assert len(_copy_back_in_blues_zone(0.99, 1, TrackerSettings(return_after=0.0))) == 1

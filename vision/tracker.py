@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import cv2
 import numpy as np
@@ -169,6 +169,13 @@ class TrackerSettings:
         return_window: a card seen again in its zone within this many seconds after the same
             card landed for another player was that player's contested copy, taken back.
         infer_take_backs: use that inference (:meth:`RoundTracker._taken_back`).
+        return_prob: a card back in its zone counts for that inference only when read there
+            with at least this probability (tuning rounds with the models: 8 of 12 wrong
+            inferences came from cards read at 0.36-0.62, another card misread; the 3 right
+            ones were read at 0.81 or more).
+        return_after: ... and only when first seen back at least this many seconds after the
+            play it answers landed (lifting a card off a pile and carrying it back takes
+            longer; a copy seen back sooner had never left, only been hidden).
         hold: seconds the second play of a contested pair is held back, waiting for one of the
             two copies to come back to its zone (which says who was second).
         rules_prior: how many times likelier the card that may legally land on a pile (the
@@ -215,6 +222,8 @@ class TrackerSettings:
     return_window: float = 2.0
     hold: float = 1.5
     infer_take_backs: bool = True
+    return_prob: float = 0.75
+    return_after: float = 0.3
     stale_vanish: float = 1.5
     weak_read: float = 0.5
     rules_prior: float = 1.0
@@ -486,6 +495,28 @@ class PileTracker:
         return out
 
 
+class Returned(NamedTuple):
+    """A card seen back in a zone it had left (:meth:`ZoneTracker.update`).
+
+    Attributes:
+        player: the zone's player.
+        card: the card.
+        gone_t: when it was marked gone, seconds.
+        seen: looks it had been seen in before it left.
+        moved: it was seen moving before it left (carried, not only covered).
+        back_t: the first look that showed it back, seconds.
+        prob: the best label probability it has been seen back with, 0..1.
+    """
+
+    player: str
+    card: str
+    gone_t: float
+    seen: int
+    moved: bool
+    back_t: float
+    prob: float
+
+
 @dataclass
 class _ZoneCard:
     quad: np.ndarray
@@ -498,6 +529,10 @@ class _ZoneCard:
     prob: float = 1.0  # the best label probability it was seen with
     alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
     moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
+    first_seen_t: float = 0.0  # the first look of this stay in the zone
+
+    def __post_init__(self) -> None:
+        self.first_seen_t = self.last_seen_t
 
 
 class ZoneTracker:
@@ -511,17 +546,16 @@ class ZoneTracker:
         self.settings = settings or TrackerSettings()
         self.cards: dict[str, dict[str, _ZoneCard]] = {n: {} for n in names}
 
-    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[tuple[str, str, float, int, bool]]:
+    def update(self, look: Look, faces_by_zone: dict[str, list[Sighting]]) -> list[Returned]:
         """Feed one look's face-up cards per zone (sightings update presence; a card not seen
         where it lay, with no hand over that place, is marked gone at this look).
 
         Returns:
-            ``(player, card, gone_t, looks it was seen in before, whether it was seen moving
-            before it left)`` for each card back in a zone it had left (for instance a card
+            a :class:`Returned` for each card back in a zone it had left (for instance a card
             taken back from a foundation), once it has been seen there again in
             ``zone_confirm`` looks.
         """
-        back: list[tuple[str, str, float, int, bool]] = []
+        back: list[Returned] = []
         for name, zone in self.cards.items():
             faces = [s for s in faces_by_zone.get(name, []) if s.prob >= self.settings.min_prob]
             labels = {s.label for s in faces}
@@ -541,7 +575,7 @@ class ZoneTracker:
                     zc.alts = s.alts or zc.alts
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
-                    back.append((name, s.label, *zc.came_back))
+                    back.append(Returned(name, s.label, *zc.came_back, zc.first_seen_t, zc.prob))
                     zc.came_back = None
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
@@ -768,7 +802,7 @@ class RoundTracker:
         over it), not played and taken back."""
         return not moved and any(self.zone_cards.moved(o, label) for o in others if o != name)
 
-    def _settle_held(self, ret: tuple[str, str, float, int, bool], look: Look, events: list[dict[str, Any]]) -> bool:
+    def _settle_held(self, ret: Returned, look: Look, events: list[dict[str, Any]]) -> bool:
         """A copy of a held contested pair back in its zone: that player lost. Their play is
         reported just after the other's (beyond the tie window) and then their take-back; but a
         held copy that was only covered (:meth:`_covered_only`) was no play at all. True when
@@ -779,7 +813,7 @@ class RoundTracker:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
             self._held.remove(h)
-            if name == h["player"] and self._covered_only(name, label, ret[4], [h["first"]]):
+            if name == h["player"] and self._covered_only(name, label, ret.moved, [h["first"]]):
                 return True
             if name == h["player"]:
                 events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
@@ -794,10 +828,11 @@ class RoundTracker:
             return True
         return False
 
-    def _taken_back(self, returned: list[tuple[str, str, float, int, bool]], look: Look) -> list[dict[str, Any]]:
+    def _taken_back(self, returned: list[Returned], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
-        still shows it: that player's copy went on the pile and was taken back (the loser of a
-        contested play). If another player was credited with the pile's card, the returning
+        still shows it (read there clearly, ``return_prob``, and first seen back no sooner than
+        ``return_after`` after the landing): that player's copy went on the pile and was taken
+        back (the loser of a contested play). If another player was credited with the pile's card, the returning
         player played second: their play (just after the other, beyond the tie window) and the
         take-back are reported. If the returning player was the one credited, theirs was the
         second copy: the take-back is reported, and the card left on the pile is given to the
@@ -805,13 +840,15 @@ class RoundTracker:
         st = self.settings
         out: list[dict[str, Any]] = []
         tops = {pile: label for pile, label, _, _ in self.pile_tops()}
-        for name, label, gone_t, seen, moved in returned:
+        for name, label, gone_t, seen, moved, back_t, prob in returned:
             if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
+                continue
+            if prob < st.return_prob:
                 continue
             for ev in reversed(self._plays):
                 if ev["card"] != label or ev.get("_answered") or tops.get(ev["pile"]) != label:
                     continue
-                if not (gone_t - 1.0 <= ev["t"] <= look.t):
+                if not (gone_t - 1.0 <= ev["t"] <= back_t - st.return_after):
                     continue
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
                 if self._covered_only(name, label, moved, owners):
