@@ -234,10 +234,18 @@ def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
 
 
 def test_with_no_prior_the_reading_stands():
-    s = Stream()
+    s = Stream(TrackerSettings(rules_prior=1.0))
     for _ in range(3):
         _look_with_alts(s, ("4C", 0.45, (("AC", 0.3),), card(500, 300)))
     assert [e["card"] for e in s.events if e["type"] == "play"] == ["4C"]
+
+
+def test_the_default_prior_moves_a_close_call_only():
+    for runner_up, played in ((0.3, "AC"), (0.1, "4C")):   # 3 x 0.3 beats 0.45; 3 x 0.1 does not
+        s = Stream()
+        for _ in range(3):
+            _look_with_alts(s, ("4C", 0.45, (("AC", runner_up),), card(500, 300)))
+        assert [e["card"] for e in s.events if e["type"] == "play"] == [played]
 
 
 @pytest.mark.parametrize("change, plays", [(0.0, ["AH", "2H"]), (0.4, ["AH", "2H", "3H"])])

@@ -17,7 +17,7 @@ hand boxes. Three state machines run on these looks:
   is read there, never a substitute (``shared/DESIGN.md``): a reading whose runner-up is the
   card that may legally come next (an ace, for a new pile; on a pile, only for a card lying
   differently from the top) becomes that card only when the runner-up's probability times
-  ``rules_prior`` beats the reading's (off by default: see
+  ``rules_prior`` beats the reading's (3 by default: see
   :class:`TrackerSettings`). A new top card whose place barely changed in the frames
   (``min_change``, measured by the arrival buffer) is the old top read differently, not a play.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
@@ -184,10 +184,12 @@ class TrackerSettings:
             substitute for seeing). A reading switches to that card only when the card is among
             its runners-up with ``probability * rules_prior`` above the reading's own; an
             illegal card read clearly stays illegal. On a pile it applies only to a card lying
-            differently from the top (the top read anew must not become the next card). 1 (the
-            default) turns the prior off: with the shipped models on 7 tuning rounds, 10 found
-            3 more plays and 8 more extra plays than no prior (most on a round whose quads were
-            poor), so it stays off until the readings it works on are better.
+            differently from the top (the top read anew must not become the next card). 1 turns
+            the prior off. Measured with the shipped models on the 8 tuning rounds: an earlier
+            10 found 3 more plays and 8 more extra plays than no prior, most of the extras
+            through take-backs inferred from misread cards; once those were filtered
+            (``return_prob``), 3, 10 and 30 all found 2 more plays right and 1 extra fewer
+            (a 5H read as 6H, the prior's case), so the default is the weakest of them, 3.
         min_change: a new top card on a pile whose place changed in less than this fraction of
             its pixels since the pile's last settled look is the same card read differently,
             not a play (needs the ``changed`` callback of :class:`RoundTracker`; 0 turns it off).
@@ -226,7 +228,7 @@ class TrackerSettings:
     return_after: float = 0.3
     stale_vanish: float = 1.5
     weak_read: float = 0.5
-    rules_prior: float = 1.0
+    rules_prior: float = 3.0
     min_change: float = 0.03
     carried: float = 0.3
     bare_within: int = 10
