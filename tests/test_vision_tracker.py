@@ -413,3 +413,13 @@ def test_a_copy_seen_back_weakly_or_too_soon_is_no_take_back():
     # seen back 0.1 s after the landing: it never left (a card is not carried back that fast)
     assert _copy_back_in_blues_zone(0.99, 1) == []
     assert len(_copy_back_in_blues_zone(0.99, 1, TrackerSettings(return_after=0.0))) == 1
+
+
+@pytest.mark.parametrize("one_hand, owner", [(0.15, "blue"), (0.0, "red")])
+def test_a_player_laying_one_card_down_is_not_the_weak_owner_of_another_at_the_same_moment(one_hand, owner):
+    s = Stream(TrackerSettings(one_hand=one_hand))
+    s.repeat(3, RED_AH)
+    s.repeat(2)                                                  # red's ace leaves red's zone
+    s.repeat(3, ("AH", card(700, 300)), ("AS", card(500, 450)))  # it lands; an ace of spades nobody saw lands too
+    got = sorted((e["card"], e["player"]) for e in s.events if e["type"] == "play")
+    assert got == [("AH", "red"), ("AS", owner)]                 # nearest zone to the AS: red's, but red was busy

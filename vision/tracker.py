@@ -35,7 +35,9 @@ hand boxes. Three state machines run on these looks:
   card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
   seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
   (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
-  (0.2 x, for review).
+  (0.2 x, for review). These weaker rules skip a player who has another play landing within
+  ``one_hand`` seconds (one hand moves cards, one card at a time: ``RULES.md``), and the plays
+  of a look whose card left a zone are attributed before the others.
 * contested plays: the same card leaving two zones at once gives two plays; the second is held
   until one copy comes back to its zone (that player was second: a collision and a take-back,
   the second landing timed from the motion over the pile, ``second_landing``) or ``hold``
@@ -173,6 +175,10 @@ class TrackerSettings:
             with at least this probability (tuning rounds with the models: 8 of 12 wrong
             inferences came from cards read at 0.36-0.62, another card misread; the 3 right
             ones were read at 0.81 or more).
+        one_hand: two plays of one player land at least this many seconds apart (``RULES.md``,
+            "Play": one hand moves cards, one card at a time; in the rendered rounds the
+            closest were 0.21 s apart): the weak attribution rules (all but a copy that
+            vanished from a zone) skip a player who already has a play that close in time.
         return_after: ... and only when first seen back at least this many seconds after the
             play it answers landed (lifting a card off a pile and carrying it back takes
             longer; a copy seen back sooner had never left, only been hidden).
@@ -225,6 +231,7 @@ class TrackerSettings:
     hold: float = 1.5
     infer_take_backs: bool = True
     return_prob: float = 0.75
+    one_hand: float = 0.15
     return_after: float = 0.3
     stale_vanish: float = 1.5
     weak_read: float = 0.5
@@ -740,7 +747,11 @@ class RoundTracker:
         self.hand_tracks.update(look.frame, look.t, look.hands)
         returned = self.zone_cards.update(look, by_zone)
         events: list[dict[str, Any]] = []
-        for cand in self.piles.update(look, shared):
+        cands = self.piles.update(look, shared)
+        # the plays whose card left a zone are attributed first, so that the weaker rules
+        # know who is busy (``one_hand``)
+        cands.sort(key=lambda c: not self.zone_cards.vanished(c.label, c.t_seen, self.settings.vanish_window))
+        for cand in cands:
             t = self.arrival(cand) if self.arrival else cand.t_seen
             if cand.kind == "take_back":
                 owners = self._owner_of_pile_card.get((cand.pile, cand.label)) or []
@@ -895,6 +906,9 @@ class RoundTracker:
                 self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "contested", [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, 0.0)])
         track = self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
+        busy = {p["player"] for p in self._plays if abs(p["t"] - t) < st.one_hand}
+        if track is not None and track[0] in busy:
+            track = None  # that player's hand was laying another card down
         fresh = [f for f in found if t - f[1] <= st.stale_vanish]
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or sure or [None])[0]
         if pick is not None:
@@ -915,7 +929,7 @@ class RoundTracker:
             return self._how(cand, t, "vanished", [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)])
         # only copies seen in a single look, long before: a misreading as likely as not, so
         # weaker than a card hidden by a hand or the hand's track (used last but one, below)
-        hidden = self.zone_cards.unseen_since(cand.label, t, st.vanish_window)
+        hidden = [h for h in self.zone_cards.unseen_since(cand.label, t, st.vanish_window) if h[0] not in busy]
         if hidden:
             # not seen since it left (a hand still covers its place): the latest to show it
             name = hidden[0][0]
@@ -924,27 +938,28 @@ class RoundTracker:
         if track is not None and track[1] >= 0.8:
             # the zone the hand that laid it down came from (before the weaker readings below)
             return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
-        runner = self.zone_cards.runner_up_vanished(cand.label, t, st.vanish_window, 0.05)
+        runner = [r for r in self.zone_cards.runner_up_vanished(cand.label, t, st.vanish_window, 0.05) if r[0] not in busy]
         if runner:
             # read as another card in its zone, this one the runner-up
             name, read, p = runner[0]
             self.zone_cards.use(name, read)
             return self._how(cand, t, "runner_up", [(name, min(0.7, 0.5 + p) * prob, 0.0)])
-        misread = self.zone_cards.uncertain_vanished(t, 1.5, 0.6)
+        misread = [m for m in self.zone_cards.uncertain_vanished(t, 1.5, 0.6) if m[0] not in busy]
         if misread:
             name, label, _ = misread[0]
             self.zone_cards.use(name, label)
             return self._how(cand, t, "uncertain",
                              [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)])
+        found = [f for f in found if f[0] not in busy]
         if found:
             name = found[0][0]
             self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "vanished_weak", [(name, 0.5 * prob, 0.0)])
-        guess = self.hand_owner(cand) if self.hand_owner else (track or self._hand_guess(cand))
-        if guess is not None:
+        guess = self.hand_owner(cand) if self.hand_owner else (track or self._hand_guess(cand, busy))
+        if guess is not None and guess[0] not in busy:
             return self._how(cand, t, "hand", [(guess[0], min(guess[1], 0.6) * prob, 0.0)])
         # nobody seen: still report the card (the pile must not lose it), for review
-        near = self._nearest_zone(cand.quad)
+        near = self._nearest_zone(cand.quad, busy)
         return self._how(cand, t, "nearest", [(near, 0.2 * prob, 0.0)] if near is not None else [])
 
     def _how(self, cand: PlayCandidate, t: float, how: str,
@@ -953,12 +968,13 @@ class RoundTracker:
             self.attributions.append((round(t, 4), cand.label, cand.pile, player, how))
         return attributed
 
-    def _nearest_zone(self, quad: np.ndarray) -> str | None:
+    def _nearest_zone(self, quad: np.ndarray, busy: set[str] | frozenset[str] = frozenset()) -> str | None:
         c, _, _ = quad_pose(quad)
         dist = {n: -cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), True) for n, poly in self.zones.items()}
-        return min(dist, key=dist.get) if dist else None
+        free = {n: d for n, d in dist.items() if n not in busy} or dist
+        return min(free, key=free.get) if free else None
 
-    def _hand_guess(self, cand: PlayCandidate, exclude: str | None = None) -> tuple[str, float] | None:
+    def _hand_guess(self, cand: PlayCandidate, exclude: str | set[str] | None = None) -> tuple[str, float] | None:
         """The player whose zone is nearest to the hands over the card in the looks between
         the pile's last settled state and the change (a weak guess, confidence 0.4)."""
         box = Sighting(cand.label, 1.0, cand.quad).box
@@ -970,8 +986,9 @@ class RoundTracker:
                 if boxes_overlap(box, h[None]) <= 0.0:
                     continue
                 centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
+                skip = {exclude} if isinstance(exclude, str) else (exclude or set())
                 dist = {n: -cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True)
-                        for n, poly in self.zones.items() if n != exclude}
+                        for n, poly in self.zones.items() if n not in skip}
                 if dist:
                     best = min(dist, key=dist.get)
                     votes[best] = votes.get(best, 0) + 1
