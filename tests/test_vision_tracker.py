@@ -213,6 +213,22 @@ def test_pipeline_with_the_shipped_models_finds_most_of_the_first_plays():
     assert r["right_owner"] >= 4, r
 
 
+def test_the_referees_observer_names_strips_only_when_asked():
+    from nertz.vision.detect import CardRecognizer
+    from nertz.vision.observe import ModelObserver
+
+    recognizer = CardRecognizer(table=Table.from_dict(json.loads((SAMPLE / "table.json").read_text())))
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    ok, frame = cap.read()
+    cap.release()
+    assert ok
+    plain = ModelObserver(recognizer)(0, 0.0, frame)
+    named = ModelObserver(recognizer, strips=True)(0, 0.0, frame)
+    assert plain.faces and all(s.whole for s in plain.faces)
+    assert any(not s.whole for s in named.faces)
+    assert {s.label for s in plain.faces} <= {s.label for s in named.faces}
+
+
 def _look_with_alts(s: Stream, *faces: tuple[str, float, tuple, np.ndarray]) -> None:
     look = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q, alts=alts) for lbl, p, alts, q in faces])
     s.frame += 3
@@ -350,9 +366,10 @@ def test_a_copy_covered_where_it_lay_is_not_the_loser_of_a_contest(red_seen_movi
         assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
 
 
-def _weakly_read_copy_and_a_hand_from_another_zone(red_prob: float, settings: TrackerSettings | None = None) -> list:
-    """Red's zone shows an AH read with ``red_prob``; it vanishes while a hand comes from
-    blue's zone over the shared area and an AH lands there."""
+def _weakly_read_copy_and_a_hand_from_another_zone(red_prob: float, settings: TrackerSettings | None = None,
+                                                    red_looks: int = 3) -> list:
+    """Red's zone shows an AH read with ``red_prob`` (in the last ``red_looks`` of 3 looks); it
+    vanishes while a hand comes from blue's zone over the shared area and an AH lands there."""
     s = Stream(settings)
 
     def look(faces: list, hands: list) -> None:
@@ -361,8 +378,9 @@ def _weakly_read_copy_and_a_hand_from_another_zone(red_prob: float, settings: Tr
         s.frame += 3
         s.events += s.tracker.update(lk)
 
-    for _ in range(3):
-        look([("AH", red_prob, card(500, 600))], [[100, 260, 200, 340]])   # blue's hand rests in blue's zone
+    for i in range(3):
+        red = [("AH", red_prob, card(500, 600))] if i >= 3 - red_looks else []
+        look(red, [[100, 260, 200, 340]])                                  # blue's hand rests in blue's zone
     for x in (250, 380, 500):
         look([], [[x - 40, 260, x + 40, 340]])                             # ... and carries a card to the middle
     for _ in range(4):
@@ -378,6 +396,18 @@ def test_a_weakly_read_zone_copy_loses_to_the_hand_that_carried_the_card():
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.99) == [("red", "AH")]
     # without the weak-reading rule the vanished copy wins
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.4, TrackerSettings(weak_read=0.0)) == [("red", "AH")]
+    # a copy seen in one look only is as weak as a weak reading
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, red_looks=1) == [("blue", "AH")]
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, red_looks=2) == [("red", "AH")]
+
+
+def test_a_copy_hidden_by_a_hand_just_before_the_landing_beats_one_gone_long_before():
+    s = Stream()
+    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(20, ("AH", card(100, 300)))            # red's ace gone (2 s) ...
+    s.repeat(3, hands=[[60, 260, 140, 340]])        # ... blue's hidden under a hand just now
+    s.repeat(3, ("AH", card(500, 300)), hands=[[60, 260, 140, 340]])
+    assert [(e["player"], e["card"]) for e in s.events if e["type"] == "play"] == [("blue", "AH")]
 
 
 def _copy_back_in_blues_zone(back_prob: float, hidden_looks: int, settings: TrackerSettings | None = None) -> list:

@@ -51,14 +51,20 @@ class ModelObserver:
         reuse_iou: minimum box IoU with a named face of the previous look to keep its name.
         reuse_diff: maximum mean absolute grey difference (0..255) of the box's pixels.
         top_k: whole cards carry their ``top_k - 1`` runners-up (``Sighting.alts``).
+        strips: also name the faces that are not whole cards (strips of covered cards). The
+            tracker uses them only with ``TrackerSettings.zone_strips`` (off by default), so
+            the referee skips them unless something shows them (the overlay of ``--out`` and
+            ``--show``); they cost a strip-classifier run each, both ways up.
 
     Attributes:
         classified: faces classified so far; reused: faces whose name was kept.
     """
 
-    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0, top_k: int = 5) -> None:
+    def __init__(self, recognizer: Any, reuse_iou: float = 0.85, reuse_diff: float = 8.0, top_k: int = 5,
+                 strips: bool = False) -> None:
         self.recognizer = recognizer
         self.top_k = top_k
+        self.strips = strips
         self.reuse_iou, self.reuse_diff = reuse_iou, reuse_diff
         self._prev: tuple[np.ndarray, np.ndarray, list[str], list, np.ndarray] | None = None
         self.classified = 0
@@ -68,6 +74,9 @@ class ModelObserver:
         det = self.recognizer.detect(frame)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         faces = np.nonzero(det.class_id == 0)[0]
+        whole = getattr(det, "whole", None)
+        if not self.strips and whole is not None:
+            faces = faces[whole[faces]]
         todo = []
         alts: dict[int, tuple[tuple[str, float], ...]] = {}
         for i in faces:
@@ -85,7 +94,6 @@ class ModelObserver:
                         self.reused += 1
                         continue
             todo.append(i)
-        whole = getattr(det, "whole", None)
         if todo:
             todo_a = np.array(todo)
             by_quad = todo_a[whole[todo_a]] if whole is not None and hasattr(self.recognizer, "quad_probabilities") \

@@ -172,7 +172,7 @@ def referee_command(
         sys.stdout.flush()
 
     fps = src.fps or 30.0
-    pipe = RefereePipeline(tbl, ModelObserver(recognizer), stride=stride, fps=fps, calls=calls, on_message=emit,
+    pipe = RefereePipeline(tbl, ModelObserver(recognizer, strips=out is not None or show), stride=stride, fps=fps, calls=calls, on_message=emit,
                            nertz_left=counts)
     writer = None
     result: dict[str, Any]

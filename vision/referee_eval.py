@@ -177,16 +177,17 @@ class _RecordedLooks:
         return self.looks[index]
 
 
-def _cache_file(cache: str | Path, folder: Path, stride: int) -> Path:
-    """The cache file of a round's model looks: named by the round's folder, the stride and a
-    hash of the shipped model files (sizes and modification times) and the clip's."""
+def _cache_file(cache: str | Path, folder: Path, stride: int, strips: bool = False) -> Path:
+    """The cache file of a round's model looks: named by the round's folder, the stride,
+    whether strips were named (:class:`~nertz.vision.observe.ModelObserver`) and a hash of the
+    shipped model files (sizes and modification times) and the clip's."""
     from .detect import MODELS
 
     h = hashlib.sha1()
     for f in sorted(Path(MODELS).glob("*.onnx")) + [folder / "clip.mp4"]:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
-    return Path(cache) / f"{folder.resolve().name}-s{stride}-{h.hexdigest()[:12]}.pkl"
+    return Path(cache) / f"{folder.resolve().name}-s{stride}{'-strips' if strips else ''}-{h.hexdigest()[:12]}.pkl"
 
 
 def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3,
@@ -224,10 +225,10 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         observer = LabelObserver(read_labels(d / "labels.jsonl.gz"))
     else:
         from .detect import CardRecognizer
-        observer = ModelObserver(CardRecognizer(table=table))
+        observer = ModelObserver(CardRecognizer(table=table), strips=bool(settings and settings.zone_strips))
     cache_file = None
     if looks_cache is not None and not use_labels:
-        cache_file = _cache_file(looks_cache, d, stride)
+        cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips))
         looks = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
         observer = _RecordedLooks(looks, None if looks else observer)
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]

@@ -28,8 +28,10 @@ hand boxes. Three state machines run on these looks:
   the owner of a new foundation card is the player from whose zone that same card vanished just
   before it landed (confidence 0.97 x the classifier's; the latest of several, 0.9 x; a copy
   gone at most ``stale_vanish`` seconds before the landing before one gone earlier, and a copy
-  seen in several looks before one seen once). A copy gone long before loses to the hand track
-  when the hand that laid the card down came from another zone (0.6 x). When no zone saw it
+  seen in several looks before one seen once). A copy gone long before, read weakly or seen
+  in one look only loses to the hand track when the hand that laid the card down came from
+  another zone (0.6 x); a copy gone long before also loses to one that a hand has hidden since
+  just before the landing (0.6 x). When no zone saw it
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
   card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
@@ -915,8 +917,8 @@ class RoundTracker:
             # the zone that lost it last (others lost theirs earlier: moved, or covered); a copy
             # that left just before the landing before one that left long before, and a card
             # seen in several looks before one seen once (perhaps a misreading)
-            name, last_seen, _ = pick
-            weak = self.zone_cards.cards[name][cand.label].prob < st.weak_read
+            name, last_seen, seen = pick
+            weak = self.zone_cards.cards[name][cand.label].prob < st.weak_read or seen < st.zone_confirm
             if (t - last_seen > st.stale_vanish or weak) and track is not None and track[1] >= 0.8 and track[0] != name:
                 # it left long before the landing (covered by the player's own next card,
                 # more often than carried slowly) and the hand that laid it down came from
@@ -925,6 +927,13 @@ class RoundTracker:
                 # often than not, on small cards: tuning rounds with the models, 8 of 35 such
                 # attributions had the hand track pointing elsewhere, and it was right in 6)
                 return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
+            if t - last_seen > st.stale_vanish:
+                hidden = [h for h in self.zone_cards.unseen_since(cand.label, t, st.stale_vanish)
+                          if h[0] not in busy and h[0] != name and h[2] >= st.zone_confirm]
+                if hidden:
+                    # a copy hidden by a hand just before the landing beats one gone long before
+                    self.zone_cards.use(hidden[0][0], cand.label)
+                    return self._how(cand, t, "unseen", [(hidden[0][0], 0.6 * prob, 0.0)])
             self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "vanished", [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)])
         # only copies seen in a single look, long before: a misreading as likely as not, so
