@@ -453,3 +453,15 @@ def test_a_player_laying_one_card_down_is_not_the_weak_owner_of_another_at_the_s
     s.repeat(3, ("AH", card(700, 300)), ("AS", card(500, 450)))  # it lands; an ace of spades nobody saw lands too
     got = sorted((e["card"], e["player"]) for e in s.events if e["type"] == "play")
     assert got == [("AH", "red"), ("AS", owner)]                 # nearest zone to the AS: red's, but red was busy
+
+
+@pytest.mark.parametrize("hidden_looks, owner", [(20, "blue"), (3, "red")])
+def test_a_copy_hidden_long_before_loses_to_the_hand_that_carried_the_card(hidden_looks, owner):
+    s = Stream()
+    red_hand = [460, 560, 540, 640]                                     # rests on red's AH
+    s.repeat(3, RED_AH, hands=[[100, 260, 200, 340]])
+    s.repeat(hidden_looks, hands=[red_hand, [100, 260, 200, 340]])     # red's copy hidden
+    for x in (250, 380, 500):                                          # blue's hand carries a card in
+        s.look(hands=[red_hand, [x - 40, 260, x + 40, 340]])
+    s.repeat(4, ("AH", card(500, 300)), hands=[red_hand])
+    assert [(e["player"], e["card"]) for e in s.events if e["type"] == "play"] == [(owner, "AH")]

@@ -31,7 +31,8 @@ hand boxes. Three state machines run on these looks:
   seen in several looks before one seen once). A copy gone long before, read weakly or seen
   in one look only loses to the hand track when the hand that laid the card down came from
   another zone (0.6 x); a copy gone long before also loses to one that a hand has hidden since
-  just before the landing (0.6 x). When no zone saw it
+  just before the landing (0.6 x). A copy a hand has hidden since long before loses to the hand
+  track from another zone likewise. When no zone saw it
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
   card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
@@ -940,8 +941,12 @@ class RoundTracker:
         # weaker than a card hidden by a hand or the hand's track (used last but one, below)
         hidden = [h for h in self.zone_cards.unseen_since(cand.label, t, st.vanish_window) if h[0] not in busy]
         if hidden:
-            # not seen since it left (a hand still covers its place): the latest to show it
-            name = hidden[0][0]
+            # not seen since it left (a hand still covers its place): the latest to show it;
+            # but one last seen long before loses to the hand track from another zone, as a
+            # copy that vanished long before does
+            name, last_seen, _ = hidden[0]
+            if t - last_seen > st.stale_vanish and track is not None and track[1] >= 0.8 and track[0] != name:
+                return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
             self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)])
         if track is not None and track[1] >= 0.8:
