@@ -416,7 +416,7 @@ def _copy_back_in_blues_zone(back_prob: float, hidden_looks: int, settings: Trac
     s = Stream(settings)
     blue = ("AH", card(100, 300))
 
-    def look(faces: list, prob: float = 0.99) -> None:
+    def look(faces: list) -> None:
         lk = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, q, p in faces])
         s.frame += 3
         s.events += s.tracker.update(lk)

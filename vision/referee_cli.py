@@ -172,8 +172,9 @@ def referee_command(
         sys.stdout.flush()
 
     fps = src.fps or 30.0
-    pipe = RefereePipeline(tbl, ModelObserver(recognizer, strips=out is not None or show), stride=stride, fps=fps, calls=calls, on_message=emit,
-                           nertz_left=counts)
+    # strips are named only for the overlay (the tracker does not use them)
+    observer = ModelObserver(recognizer, strips=out is not None or show)
+    pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts)
     writer = None
     result: dict[str, Any]
     try:

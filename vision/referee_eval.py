@@ -12,13 +12,14 @@ plays with the true ones and reports the figures of issue 5's quality bar:
 
 Command line::
 
-    python -m nertz.vision.referee_eval ROUND_DIR... [--labels] [--stride 3] [--json]
+    python -m nertz.vision.referee_eval ROUND_DIR... [--labels] [--stride 3] [--json] [--looks-cache DIR]
 
 ``--labels`` looks through the labels (perfect eyes: the tracker and attribution alone);
 without it the shipped models look at the video. ``--looks-cache DIR`` keeps the models' looks
-of each round (keyed by the round, the stride and the shipped model files) and replays them on
-the next run: a change to the tracker is then measured in a fraction of the time, with the same
-figures as a fresh run (the speed figures then time the replay, not the models).
+of each round (keyed by the round, the stride, whether strips are named and the shipped model
+files) and replays them on the next run: a change to the tracker is then measured in a
+fraction of the time, with the same figures as a fresh run (the speed figures then time the
+replay, not the models).
 """
 
 from __future__ import annotations

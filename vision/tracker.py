@@ -65,7 +65,7 @@ from nertz.referee.table import Table
 from .hands import HandTracker
 
 __all__ = ["Sighting", "Look", "PileTracker", "ZoneTracker", "RoundTracker", "TrackerSettings",
-           "PlayCandidate", "quad_pose", "boxes_overlap"]
+           "PlayCandidate", "Returned", "quad_pose", "boxes_overlap"]
 
 
 def quad_pose(quad: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -178,13 +178,13 @@ class TrackerSettings:
             with at least this probability (tuning rounds with the models: 8 of 12 wrong
             inferences came from cards read at 0.36-0.62, another card misread; the 3 right
             ones were read at 0.81 or more).
+        return_after: ... and only when first seen back at least this many seconds after the
+            play it answers landed (lifting a card off a pile and carrying it back takes
+            longer; a copy seen back sooner had never left, only been hidden).
         one_hand: two plays of one player land at least this many seconds apart (``RULES.md``,
             "Play": one hand moves cards, one card at a time; in the rendered rounds the
             closest were 0.21 s apart): the weak attribution rules (all but a copy that
             vanished from a zone) skip a player who already has a play that close in time.
-        return_after: ... and only when first seen back at least this many seconds after the
-            play it answers landed (lifting a card off a pile and carrying it back takes
-            longer; a copy seen back sooner had never left, only been hidden).
         hold: seconds the second play of a contested pair is held back, waiting for one of the
             two copies to come back to its zone (which says who was second).
         rules_prior: how many times likelier the card that may legally land on a pile (the
@@ -234,8 +234,8 @@ class TrackerSettings:
     hold: float = 1.5
     infer_take_backs: bool = True
     return_prob: float = 0.75
-    one_hand: float = 0.15
     return_after: float = 0.3
+    one_hand: float = 0.15
     stale_vanish: float = 1.5
     weak_read: float = 0.5
     rules_prior: float = 3.0
