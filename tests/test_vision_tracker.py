@@ -465,3 +465,23 @@ def test_a_copy_hidden_long_before_loses_to_the_hand_that_carried_the_card(hidde
         s.look(hands=[red_hand, [x - 40, 260, x + 40, 340]])
     s.repeat(4, ("AH", card(500, 300)), hands=[red_hand])
     assert [(e["player"], e["card"]) for e in s.events if e["type"] == "play"] == [(owner, "AH")]
+
+
+def test_the_looks_cache_replays_what_it_recorded_and_keys_on_the_strips(tmp_path):
+    from nertz.referee.errors import NertzError
+    from nertz.vision.referee_eval import _cache_file, _RecordedLooks
+
+    calls = []
+
+    def observer(index, t, frame):
+        calls.append(index)
+        return Look(index, t, [Sighting("AH", 0.9, card(500, 300))])
+
+    rec = _RecordedLooks({}, observer)
+    first = [rec(i, i / 30, None) for i in (0, 3, 6)]
+    replay = _RecordedLooks(rec.looks)
+    assert [replay(i, i / 30, None) for i in (0, 3, 6)] == first and calls == [0, 3, 6]
+    with pytest.raises(NertzError, match="no look at frame 9"):
+        replay(9, 0.3, None)
+    assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 3, strips=True)
+    assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 2)
