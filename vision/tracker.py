@@ -848,8 +848,8 @@ class RoundTracker:
         """A card back in its player's zone shortly after the same card landed on a pile that
         still shows it (read there clearly, ``return_prob``, and first seen back no sooner than
         ``return_after`` after the landing): that player's copy went on the pile and was taken
-        back (the loser of a contested play). If another player was credited with the pile's card, the returning
-        player played second: their play (just after the other, beyond the tie window) and the
+        back (the loser of a contested play). If another player was credited with the pile's
+        card, the returning player played second: their play (just after the other, beyond the tie window) and the
         take-back are reported. If the returning player was the one credited, theirs was the
         second copy: the take-back is reported, and the card left on the pile is given to the
         other player whose copy vanished (or, weakly, whose hand was over the pile)."""
@@ -920,7 +920,7 @@ class RoundTracker:
             # seen in several looks before one seen once (perhaps a misreading)
             name, last_seen, seen = pick
             weak = self.zone_cards.cards[name][cand.label].prob < st.weak_read or seen < st.zone_confirm
-            if (t - last_seen > st.stale_vanish or weak) and track is not None and track[1] >= 0.8 and track[0] != name:
+            if self._track_elsewhere(track, name, t - last_seen > st.stale_vanish or weak):
                 # it left long before the landing (covered by the player's own next card,
                 # more often than carried slowly) and the hand that laid it down came from
                 # another zone: that player's copy was not read in their zone. Likewise when
@@ -945,7 +945,7 @@ class RoundTracker:
             # but one last seen long before loses to the hand track from another zone, as a
             # copy that vanished long before does
             name, last_seen, _ = hidden[0]
-            if t - last_seen > st.stale_vanish and track is not None and track[1] >= 0.8 and track[0] != name:
+            if self._track_elsewhere(track, name, t - last_seen > st.stale_vanish):
                 return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
             self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)])
@@ -964,9 +964,9 @@ class RoundTracker:
             self.zone_cards.use(name, label)
             return self._how(cand, t, "uncertain",
                              [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)])
-        found = [f for f in found if f[0] not in busy]
-        if found:
-            name = found[0][0]
+        once = [f for f in found if f[0] not in busy]
+        if once:
+            name = once[0][0]
             self.zone_cards.use(name, cand.label)
             return self._how(cand, t, "vanished_weak", [(name, 0.5 * prob, 0.0)])
         guess = self.hand_owner(cand) if self.hand_owner else (track or self._hand_guess(cand, busy))
@@ -975,6 +975,12 @@ class RoundTracker:
         # nobody seen: still report the card (the pile must not lose it), for review
         near = self._nearest_zone(cand.quad, busy)
         return self._how(cand, t, "nearest", [(near, 0.2 * prob, 0.0)] if near is not None else [])
+
+    @staticmethod
+    def _track_elsewhere(track: tuple[str, float] | None, name: str, doubtful: bool) -> bool:
+        """Whether a sure hand track (confidence >= 0.8) names another player than ``name``,
+        whose zone copy is ``doubtful`` (gone or hidden long before, or read weakly)."""
+        return doubtful and track is not None and track[1] >= 0.8 and track[0] != name
 
     def _how(self, cand: PlayCandidate, t: float, how: str,
              attributed: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
@@ -992,6 +998,7 @@ class RoundTracker:
         """The player whose zone is nearest to the hands over the card in the looks between
         the pile's last settled state and the change (a weak guess, confidence 0.4)."""
         box = Sighting(cand.label, 1.0, cand.quad).box
+        skip = {exclude} if isinstance(exclude, str) else (exclude or set())
         votes: dict[str, int] = {}
         for frame, hands in self._recent_hands:
             if not cand.frame_before <= frame <= cand.frame_seen:
@@ -1000,7 +1007,6 @@ class RoundTracker:
                 if boxes_overlap(box, h[None]) <= 0.0:
                     continue
                 centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
-                skip = {exclude} if isinstance(exclude, str) else (exclude or set())
                 dist = {n: -cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True)
                         for n, poly in self.zones.items() if n not in skip}
                 if dist:
