@@ -660,6 +660,26 @@ class ZoneTracker:
             zc.used = True
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """What the attribution rules of :meth:`RoundTracker._attribute` weigh for one new
+    foundation card: the change, its landing time (seconds), the classifier's probability,
+    the zones' vanished copies (:meth:`ZoneTracker.vanished`), the hand track's ``(player,
+    confidence)`` (None when unsure or busy) and the players busy laying another card down."""
+
+    cand: PlayCandidate
+    t: float
+    prob: float
+    found: list[tuple[str, float, int]]
+    track: tuple[str, float] | None
+    busy: set[str]
+
+
+_Ruled = tuple[str, list[tuple[str, float, float]]] | None
+"""What an attribution rule returns: ``(rule name, [(player, confidence, dt)])``, or None
+when the rule names nobody."""
+
+
 def _inside(point: np.ndarray, polygon: np.ndarray | None) -> bool:
     if polygon is None:
         return False
@@ -896,85 +916,122 @@ class RoundTracker:
         return out
 
     def _attribute(self, cand: PlayCandidate, t: float) -> list[tuple[str, float, float]]:
+        """The owner(s) of a new foundation card landed at ``t`` seconds: ``[(player,
+        confidence, seconds to add to t)]``, two for a contested pair, none when the table has
+        no zone. The rules of the module docstring are tried in order, the first that names
+        someone decides (recorded in :attr:`attributions`)."""
         st = self.settings
-        found = self.zone_cards.vanished(cand.label, t, st.vanish_window)
-        prob = cand.prob
-        sure = [f for f in found if f[2] >= st.zone_confirm]
-        if len(sure) >= 2 and sure[0][1] - sure[1][1] <= st.contest_window:
-            # the same card left two zones at about the same time and the pile showed it only
-            # once it was down: which copy came first cannot be seen at this look rate, so both
-            # are reported at the same time (the referee's tie rule decides; both go to review)
-            a, b = sure[1], sure[0]
-            for name, _, _ in (a, b):
-                self.zone_cards.use(name, cand.label)
-            return self._how(cand, t, "contested", [(a[0], 0.8 * prob, 0.0), (b[0], 0.8 * prob, 0.0)])
         track = self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
         busy = {p["player"] for p in self._plays if abs(p["t"] - t) < st.one_hand}
         if track is not None and track[0] in busy:
             track = None  # that player's hand was laying another card down
-        fresh = [f for f in found if t - f[1] <= st.stale_vanish]
-        pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or sure or [None])[0]
-        if pick is not None:
-            # the zone that lost it last (others lost theirs earlier: moved, or covered); a copy
-            # that left just before the landing before one that left long before, and a card
-            # seen in several looks before one seen once (perhaps a misreading)
-            name, last_seen, seen = pick
-            weak = self.zone_cards.cards[name][cand.label].prob < st.weak_read or seen < st.zone_confirm
-            if self._track_elsewhere(track, name, t - last_seen > st.stale_vanish or weak):
-                # it left long before the landing (covered by the player's own next card,
-                # more often than carried slowly) and the hand that laid it down came from
-                # another zone: that player's copy was not read in their zone. Likewise when
-                # the copy that left was read weakly (a misreading of another card, more
-                # often than not, on small cards: tuning rounds with the models, 8 of 35 such
-                # attributions had the hand track pointing elsewhere, and it was right in 6)
-                return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
-            if t - last_seen > st.stale_vanish:
-                hidden = [h for h in self.zone_cards.unseen_since(cand.label, t, st.stale_vanish)
-                          if h[0] not in busy and h[0] != name and h[2] >= st.zone_confirm]
-                if hidden:
-                    # a copy hidden by a hand just before the landing beats one gone long before
-                    self.zone_cards.use(hidden[0][0], cand.label)
-                    return self._how(cand, t, "unseen", [(hidden[0][0], 0.6 * prob, 0.0)])
-            self.zone_cards.use(name, cand.label)
-            return self._how(cand, t, "vanished", [(name, (0.97 if len(found) == 1 else 0.9) * prob, 0.0)])
-        # only copies seen in a single look, long before: a misreading as likely as not, so
-        # weaker than a card hidden by a hand or the hand's track (used last but one, below)
-        hidden = [h for h in self.zone_cards.unseen_since(cand.label, t, st.vanish_window) if h[0] not in busy]
-        if hidden:
-            # not seen since it left (a hand still covers its place): the latest to show it;
-            # but one last seen long before loses to the hand track from another zone, as a
-            # copy that vanished long before does
-            name, last_seen, _ = hidden[0]
-            if self._track_elsewhere(track, name, t - last_seen > st.stale_vanish):
-                return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
-            self.zone_cards.use(name, cand.label)
-            return self._how(cand, t, "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * prob, 0.0)])
-        if track is not None and track[1] >= 0.8:
-            # the zone the hand that laid it down came from (before the weaker readings below)
-            return self._how(cand, t, "hand_track", [(track[0], 0.6 * prob, 0.0)])
-        runner = [r for r in self.zone_cards.runner_up_vanished(cand.label, t, st.vanish_window, 0.05) if r[0] not in busy]
-        if runner:
-            # read as another card in its zone, this one the runner-up
-            name, read, p = runner[0]
-            self.zone_cards.use(name, read)
-            return self._how(cand, t, "runner_up", [(name, min(0.7, 0.5 + p) * prob, 0.0)])
-        misread = [m for m in self.zone_cards.uncertain_vanished(t, 1.5, 0.6) if m[0] not in busy]
-        if misread:
-            name, label, _ = misread[0]
-            self.zone_cards.use(name, label)
-            return self._how(cand, t, "uncertain",
-                             [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * prob, 0.0)])
-        once = [f for f in found if f[0] not in busy]
-        if once:
-            name = once[0][0]
-            self.zone_cards.use(name, cand.label)
-            return self._how(cand, t, "vanished_weak", [(name, 0.5 * prob, 0.0)])
-        guess = self.hand_owner(cand) if self.hand_owner else (track or self._hand_guess(cand, busy))
-        if guess is not None and guess[0] not in busy:
-            return self._how(cand, t, "hand", [(guess[0], min(guess[1], 0.6) * prob, 0.0)])
+        ev = _Evidence(cand, t, cand.prob, self.zone_cards.vanished(cand.label, t, st.vanish_window), track, busy)
+        for rule in (self._by_contest, self._by_vanished, self._by_hidden, self._by_track, self._by_runner_up,
+                     self._by_misread, self._by_seen_once, self._by_hand):
+            found = rule(ev)
+            if found is not None:
+                return self._how(cand, t, *found)
         # nobody seen: still report the card (the pile must not lose it), for review
         near = self._nearest_zone(cand.quad, busy)
-        return self._how(cand, t, "nearest", [(near, 0.2 * prob, 0.0)] if near is not None else [])
+        return self._how(cand, t, "nearest", [(near, 0.2 * cand.prob, 0.0)] if near is not None else [])
+
+    def _by_contest(self, ev: _Evidence) -> _Ruled:
+        """The same card left two zones at about the same time and the pile showed it only
+        once it was down: which copy came first cannot be seen at this look rate, so both are
+        reported at the same time (the referee's tie rule decides; both go to review)."""
+        sure = [f for f in ev.found if f[2] >= self.settings.zone_confirm]
+        if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
+            return None
+        a, b = sure[1], sure[0]
+        for name, _, _ in (a, b):
+            self.zone_cards.use(name, ev.cand.label)
+        return "contested", [(a[0], 0.8 * ev.prob, 0.0), (b[0], 0.8 * ev.prob, 0.0)]
+
+    def _by_vanished(self, ev: _Evidence) -> _Ruled:
+        """The zone that lost it last (others lost theirs earlier: moved, or covered); a copy
+        that left just before the landing before one that left long before, and a card seen in
+        several looks before one seen once (perhaps a misreading)."""
+        st, label, t = self.settings, ev.cand.label, ev.t
+        fresh = [f for f in ev.found if t - f[1] <= st.stale_vanish]
+        sure = [f for f in ev.found if f[2] >= st.zone_confirm]
+        pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or sure or [None])[0]
+        if pick is None:
+            return None
+        name, last_seen, seen = pick
+        weak = self.zone_cards.cards[name][label].prob < st.weak_read or seen < st.zone_confirm
+        if self._track_elsewhere(ev.track, name, t - last_seen > st.stale_vanish or weak):
+            # it left long before the landing (covered by the player's own next card, more
+            # often than carried slowly) and the hand that laid it down came from another
+            # zone: that player's copy was not read in their zone. Likewise when the copy that
+            # left was read weakly (a misreading of another card, more often than not, on small
+            # cards: tuning rounds with the models, 8 of 35 such attributions had the hand
+            # track pointing elsewhere, and it was right in 6)
+            return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
+        if t - last_seen > st.stale_vanish:
+            hidden = [h for h in self.zone_cards.unseen_since(label, t, st.stale_vanish)
+                      if h[0] not in ev.busy and h[0] != name and h[2] >= st.zone_confirm]
+            if hidden:
+                # a copy hidden by a hand just before the landing beats one gone long before
+                self.zone_cards.use(hidden[0][0], label)
+                return "unseen", [(hidden[0][0], 0.6 * ev.prob, 0.0)]
+        self.zone_cards.use(name, label)
+        return "vanished", [(name, (0.97 if len(ev.found) == 1 else 0.9) * ev.prob, 0.0)]
+
+    def _by_hidden(self, ev: _Evidence) -> _Ruled:
+        """Not seen since it left (a hand still covers its place): the latest to show it; but
+        one last seen long before loses to the hand track from another zone, as a copy that
+        vanished long before does. (Copies seen in a single look, long before, are a
+        misreading as likely as not: weaker than this and the hand's track, ``_by_seen_once``.)"""
+        st = self.settings
+        hidden = [h for h in self.zone_cards.unseen_since(ev.cand.label, ev.t, st.vanish_window) if h[0] not in ev.busy]
+        if not hidden:
+            return None
+        name, last_seen, _ = hidden[0]
+        if self._track_elsewhere(ev.track, name, ev.t - last_seen > st.stale_vanish):
+            return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
+        self.zone_cards.use(name, ev.cand.label)
+        return "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * ev.prob, 0.0)]
+
+    def _by_track(self, ev: _Evidence) -> _Ruled:
+        """The zone the hand that laid it down came from (before the weaker readings)."""
+        if ev.track is None or ev.track[1] < 0.8:
+            return None
+        return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
+
+    def _by_runner_up(self, ev: _Evidence) -> _Ruled:
+        """A card read as another in its zone, with this one its runner-up, that left."""
+        runner = [r for r in self.zone_cards.runner_up_vanished(ev.cand.label, ev.t, self.settings.vanish_window, 0.05)
+                  if r[0] not in ev.busy]
+        if not runner:
+            return None
+        name, read, p = runner[0]
+        self.zone_cards.use(name, read)
+        return "runner_up", [(name, min(0.7, 0.5 + p) * ev.prob, 0.0)]
+
+    def _by_misread(self, ev: _Evidence) -> _Ruled:
+        """A card read with low confidence (whatever its label) that left a zone just before."""
+        misread = [m for m in self.zone_cards.uncertain_vanished(ev.t, 1.5, 0.6) if m[0] not in ev.busy]
+        if not misread:
+            return None
+        name, label, _ = misread[0]
+        self.zone_cards.use(name, label)
+        return "uncertain", [(name, (0.6 if len({m[0] for m in misread}) == 1 else 0.45) * ev.prob, 0.0)]
+
+    def _by_seen_once(self, ev: _Evidence) -> _Ruled:
+        """A copy seen in one look only, long before."""
+        once = [f for f in ev.found if f[0] not in ev.busy]
+        if not once:
+            return None
+        self.zone_cards.use(once[0][0], ev.cand.label)
+        return "vanished_weak", [(once[0][0], 0.5 * ev.prob, 0.0)]
+
+    def _by_hand(self, ev: _Evidence) -> _Ruled:
+        """The ``hand_owner`` callback, else the hand track however weak, else the zone nearest
+        the hands over the pile (:meth:`_hand_guess`)."""
+        guess = self.hand_owner(ev.cand) if self.hand_owner else (ev.track or self._hand_guess(ev.cand, ev.busy))
+        if guess is None or guess[0] in ev.busy:
+            return None
+        return "hand", [(guess[0], min(guess[1], 0.6) * ev.prob, 0.0)]
 
     @staticmethod
     def _track_elsewhere(track: tuple[str, float] | None, name: str, doubtful: bool) -> bool:
