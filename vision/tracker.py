@@ -664,13 +664,15 @@ class ZoneTracker:
 class _Evidence:
     """What the attribution rules of :meth:`RoundTracker._attribute` weigh for one new
     foundation card: the change, its landing time (seconds), the classifier's probability,
-    the zones' vanished copies (:meth:`ZoneTracker.vanished`), the hand track's ``(player,
-    confidence)`` (None when unsure or busy) and the players busy laying another card down."""
+    the zones' vanished copies (:meth:`ZoneTracker.vanished`) and those of them seen in at
+    least ``zone_confirm`` looks (``sure``), the hand track's ``(player, confidence)`` (None
+    when unsure or busy) and the players busy laying another card down."""
 
     cand: PlayCandidate
     t: float
     prob: float
     found: list[tuple[str, float, int]]
+    sure: list[tuple[str, float, int]]
     track: tuple[str, float] | None
     busy: set[str]
 
@@ -925,7 +927,9 @@ class RoundTracker:
         busy = {p["player"] for p in self._plays if abs(p["t"] - t) < st.one_hand}
         if track is not None and track[0] in busy:
             track = None  # that player's hand was laying another card down
-        ev = _Evidence(cand, t, cand.prob, self.zone_cards.vanished(cand.label, t, st.vanish_window), track, busy)
+        found = self.zone_cards.vanished(cand.label, t, st.vanish_window)
+        sure = [f for f in found if f[2] >= st.zone_confirm]
+        ev = _Evidence(cand, t, cand.prob, found, sure, track, busy)
         for rule in (self._by_contest, self._by_vanished, self._by_hidden, self._by_track, self._by_runner_up,
                      self._by_misread, self._by_seen_once, self._by_hand):
             found = rule(ev)
@@ -939,7 +943,7 @@ class RoundTracker:
         """The same card left two zones at about the same time and the pile showed it only
         once it was down: which copy came first cannot be seen at this look rate, so both are
         reported at the same time (the referee's tie rule decides; both go to review)."""
-        sure = [f for f in ev.found if f[2] >= self.settings.zone_confirm]
+        sure = ev.sure
         if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
             return None
         a, b = sure[1], sure[0]
@@ -953,8 +957,7 @@ class RoundTracker:
         several looks before one seen once (perhaps a misreading)."""
         st, label, t = self.settings, ev.cand.label, ev.t
         fresh = [f for f in ev.found if t - f[1] <= st.stale_vanish]
-        sure = [f for f in ev.found if f[2] >= st.zone_confirm]
-        pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or sure or [None])[0]
+        pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
         name, last_seen, seen = pick
