@@ -113,7 +113,7 @@ def test_a_contested_copy_taken_back_makes_its_player_the_second():
         s = Stream()
         s.repeat(2, RED_AH, ("AH", card(100, 300)))
         s.repeat(2)
-        s.repeat(3, ("AH", card(500, 300)))
+        s.repeat(6, ("AH", card(500, 300)))
         zone = RED_AH if back == "red" else ("AH", card(100, 300))
         s.repeat(3, ("AH", card(500, 300)), zone)  # that player's copy is back in their zone
         plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
@@ -346,24 +346,53 @@ def test_a_contested_losers_play_is_timed_by_its_own_landing():
     assert s2.events[1]["t"] > s2.events[0]["t"] + TABLE.rules.tie_window
 
 
-@pytest.mark.parametrize("red_seen_moving", [True, False])
-def test_a_copy_covered_where_it_lay_is_not_the_loser_of_a_contest(red_seen_moving):
-    s = Stream()
+@pytest.mark.parametrize("hidden_looks", [2, 5])
+def test_a_held_copy_seen_back_soon_after_the_landing_was_only_hidden(hidden_looks):
+    s = Stream(TrackerSettings(return_after=0.4))
     blue_ah = ("AH", card(100, 300))
     s.repeat(2, RED_AH, blue_ah)
-    # red lifts its ace (seen once more, moved, when red_seen_moving) ...
-    s.look(("AH", card(540, 560)) if red_seen_moving else RED_AH, blue_ah)
-    s.look(blue_ah)                                 # ... red's ace is in the air
-    s.repeat(2)                                     # blue's is covered where it lies (an arm)
-    s.repeat(3, ("AH", card(500, 300)))             # red's lands
+    s.look(blue_ah)                                 # red's ace is in the air
+    s.repeat(2)                                     # blue's is hidden where it lies (an arm)
+    s.repeat(3, ("AH", card(500, 300)))             # red's lands (at 0.6 s)
+    s.repeat(hidden_looks - 2)                      # ... the pile under a hand, blue's still hidden
     s.repeat(6, ("AH", card(500, 300)), blue_ah)    # blue's shows again, where it lay
     got = [(e["type"], e["player"]) for e in s.events]
-    if red_seen_moving:
-        # only red's copy was seen carried: blue's never moved, so it was covered, not played
+    if hidden_looks == 2:
+        # back 0.3 s after the landing, sooner than ``return_after``: it never left, no play
         assert got == [("play", "red")]
     else:
-        # nothing tells the two apart: blue's copy coming back reads as the contest's loser
+        # back 0.6 s after: lifted off the pile and carried back, the contest's loser
         assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+
+
+def _contested_pair_with_a_hand_from_blue(settings: TrackerSettings) -> list:
+    """Blue's AH leaves blue's zone, then red's leaves red's (both within the contest window);
+    a hand comes from blue's zone over the shared area, an AH lands, and neither copy comes
+    back before the hold ends."""
+    s = Stream(settings)
+
+    def look(faces: list, hands: list) -> None:
+        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, 0.99, q) for lbl, q in faces],
+                  np.asarray(hands, np.float32).reshape(-1, 4))
+        s.frame += 3
+        s.events += s.tracker.update(lk)
+
+    blue_ah = ("AH", card(100, 300))
+    for _ in range(3):
+        look([RED_AH, blue_ah], [[150, 260, 250, 340]])       # blue's hand rests in blue's zone
+    look([RED_AH], [[150, 260, 250, 340]])                    # blue's ace is lifted
+    for x in (250, 380, 500):
+        look([], [[x - 40, 260, x + 40, 340]])                # red's leaves too; blue's hand carries
+    for _ in range(25):
+        look([("AH", card(500, 300))], [])
+    return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_held_copy_is_no_play_when_the_hand_came_from_the_zone_reported_first():
+    plays = _contested_pair_with_a_hand_from_blue(TrackerSettings())
+    assert [p for p, _ in plays] == ["blue"]            # red's copy moved elsewhere: no play
+    tie = _contested_pair_with_a_hand_from_blue(TrackerSettings(contest_track=False))
+    assert sorted(p for p, _ in tie) == ["blue", "red"] and tie[0][1] == tie[1][1]
 
 
 def _weakly_read_copy_and_a_hand_from_another_zone(red_prob: float, settings: TrackerSettings | None = None,

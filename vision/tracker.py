@@ -44,8 +44,11 @@ hand boxes. Three state machines run on these looks:
 * contested plays: the same card leaving two zones at once gives two plays; the second is held
   until one copy comes back to its zone (that player was second: a collision and a take-back,
   the second landing timed from the motion over the pile, ``second_landing``) or ``hold``
-  seconds pass (a tie, both at the same time). A copy back where it lay that was never seen
-  moving, while the other was seen carried, was only covered: no play for it.
+  seconds pass (a tie, both at the same time). A held copy back in its zone sooner than
+  ``return_after`` after the landing was only hidden (an arm over it), not played: no play for
+  it. When ``hold`` passes with neither copy back and the hand that laid the card down came
+  surely from the zone of the copy reported at once (``contest_track``), the other copy was
+  no play either (it moved within its zone, or was a misreading): nothing is reported for it.
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -180,13 +183,19 @@ class TrackerSettings:
             ones were read at 0.81 or more).
         return_after: ... and only when first seen back at least this many seconds after the
             play it answers landed (lifting a card off a pile and carrying it back takes
-            longer; a copy seen back sooner had never left, only been hidden).
+            longer; a copy seen back sooner had never left, only been hidden). The same bound
+            says that the held copy of a contested pair seen back sooner was no play.
         one_hand: two plays of one player land at least this many seconds apart (``RULES.md``,
             "Play": one hand moves cards, one card at a time; in the rendered rounds the
             closest were 0.21 s apart): the weak attribution rules (all but a copy that
             vanished from a zone) skip a player who already has a play that close in time.
         hold: seconds the second play of a contested pair is held back, waiting for one of the
             two copies to come back to its zone (which says who was second).
+        contest_track: when ``hold`` passes with neither copy of a contested pair back and a
+            sure hand track (confidence >= 0.8) named the player reported at once, the held
+            copy is no play (12 rendered rounds with the models: 8 of the 11 pairs that reached
+            the end of the hold had one true play only; the track named the player reported
+            at once in 2 of them, and in none of the 3 true pairs).
         rules_prior: how many times likelier the card that may legally land on a pile (the
             next of its suit; an ace for a new pile) is than any one other card, before the
             classifier's reading (``shared/DESIGN.md``: the rules as a prior, never as a
@@ -232,6 +241,7 @@ class TrackerSettings:
     contest_window: float = 0.5
     return_window: float = 2.0
     hold: float = 1.5
+    contest_track: bool = True
     infer_take_backs: bool = True
     return_prob: float = 0.75
     return_after: float = 0.3
@@ -730,6 +740,7 @@ class RoundTracker:
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
+        self._contest_by_track = False  # set by _by_contest: a sure hand track named the first of the pair
         self.hand_tracks = HandTracker(table.zones, table.shared_area)
         self.attributions: list[tuple[float, str, int, str, str]] = []
         """Every attribution made: ``(t, card, pile, player, how)``, ``how`` naming the rule of
@@ -798,7 +809,8 @@ class RoundTracker:
                 # passes (a tie: both at the same time)
                 self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
                                    "first": attributed[0][0], "t": t, "confidence": attributed[1][1],
-                                   "until": look.t + self.settings.hold, "cand": cand})
+                                   "until": look.t + self.settings.hold, "cand": cand,
+                                   "track_first": self._contest_by_track})
                 attributed = attributed[:1]
             for player, conf, dt in attributed:
                 self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
@@ -809,7 +821,8 @@ class RoundTracker:
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
             self._held.remove(h)
-            events.append(self._held_play(h, h["t"]))
+            if not h["track_first"]:  # a tie; or, the hand having come from the first's zone, no play
+                events.append(self._held_play(h, h["t"]))
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
@@ -843,7 +856,10 @@ class RoundTracker:
     def _settle_held(self, ret: Returned, look: Look, events: list[dict[str, Any]]) -> bool:
         """A copy of a held contested pair back in its zone: that player lost. Their play is
         reported just after the other's (beyond the tie window) and then their take-back; but a
-        held copy that was only covered (:meth:`_covered_only`) was no play at all. True when
+        held copy seen back sooner than ``return_after`` after the landing was only hidden, no
+        play at all (12 rendered rounds: of the held copies the older rule, "never seen moving
+        while the other was seen carried", called covered, 1 was and 5 were true collisions,
+        all 5 back 0.5 s or more after the landing, the hidden one after 0.1 s). True when
         ``ret`` settled a held pair."""
         name, label = ret[0], ret[1]
         gap = self.table.rules.tie_window + 1 / 30
@@ -851,7 +867,7 @@ class RoundTracker:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
             self._held.remove(h)
-            if name == h["player"] and self._covered_only(name, label, ret.moved, [h["first"]]):
+            if name == h["player"] and ret.back_t - h["t"] < self.settings.return_after:
                 return True
             if name == h["player"]:
                 events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
@@ -949,6 +965,8 @@ class RoundTracker:
         a, b = sure[1], sure[0]
         for name, _, _ in (a, b):
             self.zone_cards.use(name, ev.cand.label)
+        by_track = self.settings.contest_track and ev.track is not None and ev.track[1] >= 0.8
+        self._contest_by_track = by_track and ev.track[0] == a[0]  # read by update() for the held copy
         return "contested", [(a[0], 0.8 * ev.prob, 0.0), (b[0], 0.8 * ev.prob, 0.0)]
 
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
