@@ -514,3 +514,64 @@ def test_the_looks_cache_replays_what_it_recorded_and_keys_on_the_strips(tmp_pat
         replay(9, 0.3, None)
     assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 3, strips=True)
     assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 2)
+
+
+def _look(s: Stream, faces: list[tuple[str, float, np.ndarray]], hands: list | None = None) -> None:
+    """Feed ``s`` one look of ``(label, probability, quad)`` sightings."""
+    lk = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces],
+              np.asarray(hands or [], np.float32).reshape(-1, 4))
+    s.frame += 3
+    s.events += s.tracker.update(lk)
+
+
+def _pile_card_read_as(label: str, prob: float, red_2h_leaves: bool = True) -> list[tuple[str, str]]:
+    """Red's AH is on pile 1; red's 2H leaves red's zone (or stays) and a card read as
+    ``label`` with ``prob`` lands on the ace."""
+    s = Stream()
+    ace, two = ("AH", 0.99, card(500, 300)), ("2H", 0.99, card(600, 600))
+    for _ in range(2):
+        _look(s, [("AH", 0.99, card(500, 600)), two])
+    for _ in range(3):
+        _look(s, [ace, two])
+    for _ in range(2):
+        _look(s, [ace] + ([] if red_2h_leaves else [two]))
+    for _ in range(3):
+        _look(s, [(label, prob, card(503, 302))] + ([] if red_2h_leaves else [two]))
+    return [(e["player"], e["card"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_weakly_read_illegal_pile_card_is_the_legal_one_that_just_left_a_zone():
+    # read QH at 0.4 on an ace of hearts, while red's 2H left red's zone: it is the 2H
+    assert _pile_card_read_as("QH", 0.4) == [("red", "AH"), ("red", "2H")]
+    # read clearly, an illegal card stays illegal (for the referee to rule)
+    assert _pile_card_read_as("QH", 0.99)[1][1] == "QH"
+    # no legal card left any zone: nothing to put in its place
+    assert _pile_card_read_as("QH", 0.4, red_2h_leaves=False)[1][1] == "QH"
+
+
+def _covered_at_once(two_leaves: bool) -> list[dict]:
+    """Red's AH on pile 1; red's 2H (if ``two_leaves``) and 3H leave red's zone, and the pile
+    shows the 3H: the 2H was covered before a look confirmed it."""
+    s = Stream()
+    ace = ("AH", 0.99, card(500, 300))
+    two, three = ("2H", 0.99, card(600, 600)), ("3H", 0.99, card(700, 600))
+    for _ in range(2):
+        _look(s, [("AH", 0.99, card(500, 600)), two, three])
+    for _ in range(3):
+        _look(s, [ace, two, three])
+    for _ in range(2):
+        _look(s, [ace, three] + ([] if two_leaves else [two]))
+    for _ in range(2):
+        _look(s, [ace] + ([] if two_leaves else [two]))
+    for _ in range(3):
+        _look(s, [("3H", 0.99, card(504, 303))] + ([] if two_leaves else [two]))
+    return [e for e in s.events if e["type"] == "play"]
+
+
+def test_a_card_covered_before_a_look_confirmed_it_is_inferred_from_the_zone_it_left():
+    plays = _covered_at_once(True)
+    assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
+    assert plays[1]["t"] < plays[2]["t"] and plays[1]["confidence"] < plays[2]["confidence"]
+    # the 2H never left red's zone: the 3H on the ace is an illegal play, for the referee
+    plays = _covered_at_once(False)
+    assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "3H")]

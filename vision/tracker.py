@@ -20,6 +20,11 @@ hand boxes. Three state machines run on these looks:
   ``rules_prior`` beats the reading's (3 by default: see
   :class:`TrackerSettings`). A new top card whose place barely changed in the frames
   (``min_change``, measured by the arrival buffer) is the old top read differently, not a play.
+  The zones are a second prior (:meth:`RoundTracker._legal_from_zones`, ``zone_legal``): a new
+  card read weakly as an illegal one that no zone lost, while the one legal card did leave a
+  zone, is that card. A clearly read card that skips cards of its suit (a 5D on a 3D) whose
+  skipped cards all just left zones (``max_skipped``) means they went on the pile and were
+  covered before a look could confirm them: they are inferred as plays, under it.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
@@ -56,7 +61,7 @@ All positions are frame pixels; all times are seconds of media time (or of the l
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, NamedTuple, Sequence
 
 import cv2
@@ -196,6 +201,14 @@ class TrackerSettings:
             copy is no play (12 rendered rounds with the models: 8 of the 11 pairs that reached
             the end of the hold had one true play only; the track named the player reported
             at once in 2 of them, and in none of the 3 true pairs).
+        zone_legal: a new pile card read under ``weak_read`` as a card that may not go
+            there, which no zone lost, is the one card that may go there when that card just
+            left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
+            models: 2 plays more right, 2 extra plays fewer; with clear readings the same rule
+            was wrong both times it fired, so it is for weak readings only).
+        max_skipped: at most this many cards skipped by a clearly read new pile card are
+            inferred as covered plays (:meth:`RoundTracker._skipped`; 0: none; 12 rounds:
+            4 plays more found with the models, 2 with perfect eyes, none wrongly).
         rules_prior: how many times likelier the card that may legally land on a pile (the
             next of its suit; an ace for a new pile) is than any one other card, before the
             classifier's reading (``shared/DESIGN.md``: the rules as a prior, never as a
@@ -242,6 +255,8 @@ class TrackerSettings:
     return_window: float = 2.0
     hold: float = 1.5
     contest_track: bool = True
+    zone_legal: bool = True
+    max_skipped: int = 2
     infer_take_backs: bool = True
     return_prob: float = 0.75
     return_after: float = 0.3
@@ -260,6 +275,11 @@ class _Card:
     quad: np.ndarray
     t: float
     frame: int
+    read_as: str | None = None  # what the classifier calls it, when the zones said otherwise
+
+    def is_(self, label: str) -> bool:
+        """Whether a reading ``label`` is this card (its label, or what it is read as)."""
+        return label == self.label or label == self.read_as
 
 
 @dataclass
@@ -402,7 +422,7 @@ class PileTracker:
             elif p.id not in seen:
                 # the prior only for a card that lies differently from the top (a new card); the
                 # top itself read differently in another look must not become the next card
-                moved = s.label != p.top.label and not self._same_pose(s.quad, p.top.quad)
+                moved = not p.top.is_(s.label) and not self._same_pose(s.quad, p.top.quad)
                 seen[p.id] = _with_prior(s, _next_on(p.top.label), st.rules_prior) if moved else s
         for p in self.piles:
             if p.gone:
@@ -419,7 +439,7 @@ class PileTracker:
             p.last_seen_t = look.t
             if s.hidden > st.max_hidden:
                 continue
-            if s.label == p.top.label and (self.settings.same_card_is_same or self._same_pose(s.quad, p.top.quad)):
+            if p.top.is_(s.label) and (self.settings.same_card_is_same or self._same_pose(s.quad, p.top.quad)):
                 # the same card on top (a second copy of it is not told apart by its pose: see
                 # ``same_card_is_same``; contested copies are found from the zones)
                 p.pending = None
@@ -438,7 +458,7 @@ class PileTracker:
             p.pending = None
             prob = float(np.mean(pend.probs))
             below = p.cards[-2] if len(p.cards) >= 2 else None
-            if s.label == p.top.label:
+            if p.top.is_(s.label):
                 # the same card again, moved: a second copy on top (or the top squared up)
                 if below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
                     out.append(self._take_back(p, look, pend, prob))
@@ -796,28 +816,10 @@ class RoundTracker:
                     events.append({"t": round(t, 4), "type": "take_back", "player": player,
                                    "card": cand.label, "pile": cand.pile})
                 continue
-            held = next((h for h in self._held if h["card"] == cand.label and h["pile"] != cand.pile), None)
-            if held is not None:
-                # the held copy of a "contested pair" went to another pile: no contest after all
-                self._held.remove(held)
-                attributed = [(held["player"], held["confidence"], 0.0)]
-            else:
-                attributed = self._attribute(cand, t)
-            if len(attributed) == 2:
-                # a contested pair: report the one whose copy left first now; hold the other
-                # until one of the two copies comes back to its zone (the loser) or ``hold``
-                # passes (a tie: both at the same time)
-                self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
-                                   "first": attributed[0][0], "t": t, "confidence": attributed[1][1],
-                                   "until": look.t + self.settings.hold, "cand": cand,
-                                   "track_first": self._contest_by_track})
-                attributed = attributed[:1]
-            for player, conf, dt in attributed:
-                self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
-                ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
-                      "pile": cand.pile, "confidence": round(conf, 3)}
-                self._plays.append(dict(ev, _cand=cand))
-                events.append(ev)
+            cand = self._legal_from_zones(cand, t)
+            for skipped, t_skipped in self._skipped(cand, t):
+                self._report(skipped, t_skipped, look, events, 0.7)
+            self._report(cand, t, look, events)
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
             self._held.remove(h)
@@ -826,6 +828,98 @@ class RoundTracker:
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
+
+    def _report(self, cand: PlayCandidate, t: float, look: Look, events: list[dict[str, Any]],
+                scale: float = 1.0) -> None:
+        """Attribute the new pile card ``cand``, landed at ``t`` seconds, and append its play
+        event(s) to ``events`` (a contested pair's second copy is held); ``scale`` multiplies
+        the confidence (plays inferred rather than seen)."""
+        held = next((h for h in self._held if h["card"] == cand.label and h["pile"] != cand.pile), None)
+        if held is not None:
+            # the held copy of a "contested pair" went to another pile: no contest after all
+            self._held.remove(held)
+            attributed = [(held["player"], held["confidence"], 0.0)]
+        else:
+            attributed = self._attribute(cand, t)
+        if len(attributed) == 2:
+            # a contested pair: report the one whose copy left first now; hold the other
+            # until one of the two copies comes back to its zone (the loser) or ``hold``
+            # passes (a tie: both at the same time)
+            self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
+                               "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
+                               "until": look.t + self.settings.hold, "cand": cand,
+                               "track_first": self._contest_by_track})
+            attributed = attributed[:1]
+        for player, conf, dt in attributed:
+            self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
+            ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
+                  "pile": cand.pile, "confidence": round(conf * scale, 3)}
+            self._plays.append(dict(ev, _cand=cand))
+            events.append(ev)
+
+    def _skipped(self, cand: PlayCandidate, t: float) -> list[tuple[PlayCandidate, float]]:
+        """The cards a clearly read new pile card ``cand`` (landed at ``t`` seconds) skips, when
+        each of them left a zone (seen there in at least ``zone_confirm`` looks) within
+        ``vanish_window`` seconds: they went on the pile and were covered before a look could
+        confirm them (``RULES.md``: a foundation is built up in suit from the ace, so a 5D on
+        a 3D means a 4D under it). At most ``max_skipped`` cards, each inferred as a play
+        0.2 s before the next (its time is not seen; 0.21 s was the closest two plays of one
+        hand came in the rendered rounds), under ``cand`` on the pile. None when a skipped card left no zone: then ``cand`` is an illegal play, for the
+        referee to rule. Returns ``[(candidate, t)]`` in the order they landed."""
+        st = self.settings
+        if st.max_skipped < 1 or cand.kind != "play" or cand.prob < st.weak_read:
+            return []
+        p = next((p for p in self.piles.piles if p.id == cand.pile and p.cards), None)
+        if p is None or p.top.label != cand.label:
+            return []
+        try:
+            card = Card.parse(cand.label)
+            below = Card.parse(p.cards[-2].label) if len(p.cards) >= 2 else None
+        except ValueError:
+            return []
+        if card.rank is None or (below is not None and (below.rank is None or below.suit != card.suit)):
+            return []
+        nxt = below.next_up() if below is not None else Card.parse(f"A{cand.label[-1]}")
+        missing: list[str] = []
+        while nxt is not None and nxt != card and len(missing) <= st.max_skipped:
+            missing.append(str(nxt))
+            nxt = nxt.next_up()
+        if nxt != card or not missing or len(missing) > st.max_skipped:
+            return []
+        for label in missing:
+            if not any(f[2] >= st.zone_confirm for f in self.zone_cards.vanished(label, t, st.vanish_window)):
+                return []
+        out = []
+        for k, label in enumerate(missing):
+            tk = t - (len(missing) - k) * 0.2
+            p.cards.insert(len(p.cards) - 1, _Card(label, cand.quad, tk, cand.frame_seen))
+            out.append((replace(cand, label=label, t_seen=tk), tk))
+        return out
+
+    def _legal_from_zones(self, cand: PlayCandidate, t: float) -> PlayCandidate:
+        """A new pile card read weakly (under ``weak_read``) as one that may not legally go
+        there (``RULES.md``: the next card of the pile's suit; an ace for a new pile), of which
+        no zone lost a copy, while
+        exactly one card that may go there left a zone (seen there in at least
+        ``zone_confirm`` looks) within ``vanish_window`` seconds before the landing at ``t``:
+        it is that card, misread on the pile (the rules and the zones agree, the classifier
+        alone disagrees; ``zone_legal``). The pile keeps the reading as the card's other
+        name. A card read as illegal that did leave a zone stays illegal, for the referee."""
+        st = self.settings
+        if not st.zone_legal or cand.kind != "play" or cand.prob >= st.weak_read:
+            return cand  # read clearly: an illegal card, or a card on one the pile never showed
+        p = next((p for p in self.piles.piles if p.id == cand.pile and p.cards), None)
+        if p is None or p.top.label != cand.label:
+            return cand
+        legal = _next_on(p.cards[-2].label) if len(p.cards) >= 2 else _ACES
+        if not legal or cand.label in legal or self.zone_cards.vanished(cand.label, t, st.vanish_window):
+            return cand
+        left = [c for c in legal
+                if any(f[2] >= st.zone_confirm for f in self.zone_cards.vanished(c, t, st.vanish_window))]
+        if len(left) != 1:
+            return cand
+        p.top.read_as, p.top.label = cand.label, left[0]
+        return replace(cand, label=left[0])
 
     def _second_arrival(self, pile: int, t_first: float, until: float) -> float:
         """When the second copy of a contested pair landed on ``pile``, the first having landed
