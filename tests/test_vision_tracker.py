@@ -575,3 +575,25 @@ def test_a_card_covered_before_a_look_confirmed_it_is_inferred_from_the_zone_it_
     # the 2H never left red's zone: the 3H on the ace is an illegal play, for the referee
     plays = _covered_at_once(False)
     assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "3H")]
+
+
+def test_a_player_whose_copy_is_on_a_foundation_is_not_the_owner_of_another():
+    def run(settings: TrackerSettings) -> list[tuple[str, str, int]]:
+        s = Stream(settings)
+        blue_ah = ("AH", 0.99, card(100, 300))
+        for _ in range(2):
+            _look(s, [("AH", 0.99, card(500, 600)), blue_ah])
+        for _ in range(25):
+            _look(s, [("AH", 0.99, card(500, 300)), blue_ah])   # red's ace on pile 1
+        for _ in range(2):
+            _look(s, [("AH", 0.99, card(500, 300)), blue_ah, ("AH", 0.99, card(650, 600))])   # red's "AH": a misreading
+        for _ in range(7):
+            _look(s, [("AH", 0.99, card(500, 300)), ("AH", 0.99, card(650, 600))])   # blue's ace leaves ...
+        _look(s, [("AH", 0.99, card(500, 300))])                # ... then red's "AH" is covered
+        for _ in range(3):
+            _look(s, [("AH", 0.99, card(500, 300)), ("AH", 0.99, card(800, 300))])   # ... a second ace lands
+        return [(e["player"], e["card"], e["pile"]) for e in s.events if e["type"] == "play"]
+
+    assert run(TrackerSettings()) == [("red", "AH", 1), ("blue", "AH", 2)]
+    # without the rule the misread copy in red's zone, the later to leave, would be named
+    assert run(TrackerSettings(one_copy=False))[1] != ("blue", "AH", 2)

@@ -45,7 +45,8 @@ hand boxes. Three state machines run on these looks:
   (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
   (0.2 x, for review). These weaker rules skip a player who has another play landing within
   ``one_hand`` seconds (one hand moves cards, one card at a time: ``RULES.md``), and the plays
-  of a look whose card left a zone are attributed before the others.
+  of a look whose card left a zone are attributed before the others. No rule names a player
+  already credited with a copy of the card on a foundation (one deck each, ``one_copy``).
 * contested plays: the same card leaving two zones at once gives two plays; the second is held
   until one copy comes back to its zone (that player was second: a collision and a take-back,
   the second landing timed from the motion over the pile, ``second_landing``) or ``hold``
@@ -206,6 +207,11 @@ class TrackerSettings:
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
             models: 2 plays more right, 2 extra plays fewer; with clear readings the same rule
             was wrong both times it fired, so it is for weak readings only).
+        one_copy: a player credited with a copy of the card on a foundation is no candidate
+            owner of another (``RULES.md``: each player plays their own deck; a second copy
+            from their zone is another card misread). 12 rendered rounds, models: 2 owners more
+            right, 1 extra play fewer, exact rounds 2 -> 4 (an owner named twice made the
+            referee reject the pile and every card on it after).
         max_skipped: at most this many cards skipped by a clearly read new pile card are
             inferred as covered plays (:meth:`RoundTracker._skipped`; 0: none; 12 rounds:
             4 plays more found with the models, 2 with perfect eyes, none wrongly).
@@ -256,6 +262,7 @@ class TrackerSettings:
     hold: float = 1.5
     contest_track: bool = True
     zone_legal: bool = True
+    one_copy: bool = True
     max_skipped: int = 2
     infer_take_backs: bool = True
     return_prob: float = 0.75
@@ -1037,7 +1044,13 @@ class RoundTracker:
         busy = {p["player"] for p in self._plays if abs(p["t"] - t) < st.one_hand}
         if track is not None and track[0] in busy:
             track = None  # that player's hand was laying another card down
-        found = self.zone_cards.vanished(cand.label, t, st.vanish_window)
+        # one deck each (RULES.md): a player whose copy of this card lies on a foundation has
+        # no other to play; their zone's "copy" was another card misread
+        owned = self._on_foundations(cand.label) if st.one_copy else set()
+        busy |= owned
+        if track is not None and track[0] in owned:
+            track = None
+        found = [f for f in self.zone_cards.vanished(cand.label, t, st.vanish_window) if f[0] not in owned]
         sure = [f for f in found if f[2] >= st.zone_confirm]
         ev = _Evidence(cand, t, cand.prob, found, sure, track, busy)
         for rule in (self._by_contest, self._by_vanished, self._by_hidden, self._by_track, self._by_runner_up,
@@ -1048,6 +1061,10 @@ class RoundTracker:
         # nobody seen: still report the card (the pile must not lose it), for review
         near = self._nearest_zone(cand.quad, busy)
         return self._how(cand, t, "nearest", [(near, 0.2 * cand.prob, 0.0)] if near is not None else [])
+
+    def _on_foundations(self, label: str) -> set[str]:
+        """The players credited with a copy of ``label`` still on a foundation."""
+        return {name for (_, card), owners in self._owner_of_pile_card.items() if card == label for name in owners}
 
     def _by_contest(self, ev: _Evidence) -> _Ruled:
         """The same card left two zones at about the same time and the pile showed it only
