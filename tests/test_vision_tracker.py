@@ -597,3 +597,19 @@ def test_a_player_whose_copy_is_on_a_foundation_is_not_the_owner_of_another():
     assert run(TrackerSettings()) == [("red", "AH", 1), ("blue", "AH", 2)]
     # without the rule the misread copy in red's zone, the later to leave, would be named
     assert run(TrackerSettings(one_copy=False))[1] != ("blue", "AH", 2)
+
+
+def test_after_the_round_ends_a_card_back_in_its_zone_is_no_take_back():
+    def run(end: bool) -> list[tuple[str, str]]:
+        s = Stream()
+        s.repeat(3, RED_AH, ("AH", card(100, 300)))
+        s.repeat(3, ("AH", card(100, 300)))             # red's ace leaves ...
+        s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # ... and lands
+        if end:
+            s.tracker.end(s.frame / 30)                 # a call: the round is over
+        s.repeat(12, ("AH", card(500, 300)))            # blue's ace is hidden (the players tidy up) ...
+        s.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))   # ... and shows again
+        return [(e["type"], e["player"]) for e in s.events]
+
+    assert run(False) == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+    assert run(True) == [("play", "red")]

@@ -123,6 +123,7 @@ class RefereePipeline:
         # the call and the counts known ahead are ruled together (the round's end is not
         # reported as "no count" for counts that follow at the same moment)
         self._push({"t": t, "type": "call", "player": name}, report=False)
+        self.tracker.end(t)
         for player, n in list(self.nertz_left.items()):
             self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)}, report=False)
         self.nertz_left = {}

@@ -768,6 +768,8 @@ class RoundTracker:
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
         self._contest_by_track = False  # set by _by_contest: a sure hand track named the first of the pair
+        self.ended_at: float | None = None
+        """When the round ended (:meth:`end`), seconds; None while it goes on."""
         self.hand_tracks = HandTracker(table.zones, table.shared_area)
         self.attributions: list[tuple[float, str, int, str, str]] = []
         """Every attribution made: ``(t, card, pile, player, how)``, ``how`` naming the rule of
@@ -793,6 +795,12 @@ class RoundTracker:
             if _inside(c, poly):
                 return name
         return None
+
+    def end(self, t: float) -> None:
+        """The round ended at ``t`` seconds (a call): from ``in_air_grace`` seconds later, cards
+        back in the zones are the players tidying up, not take-backs (:meth:`_taken_back`)."""
+        if self.ended_at is None:
+            self.ended_at = t
 
     def update(self, look: Look) -> list[dict[str, Any]]:
         """Feed one look; return the events confirmed by it (``play`` / ``take_back`` dicts of
@@ -995,6 +1003,8 @@ class RoundTracker:
         st = self.settings
         out: list[dict[str, Any]] = []
         tops = {pile: label for pile, label, _, _ in self.pile_tops()}
+        if self.ended_at is not None and look.t > self.ended_at + self.table.rules.in_air_grace:
+            return out
         for name, label, gone_t, seen, moved, back_t, prob in returned:
             if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
                 continue
@@ -1008,6 +1018,8 @@ class RoundTracker:
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
                 if self._covered_only(name, label, moved, owners):
                     continue
+                if st.one_copy and name not in owners and name in self._on_foundations(label):
+                    continue  # their copy lies on another foundation: this one is another card misread
                 ev["_answered"] = True
                 if name not in owners:
                     t_play = round(self._second_arrival(ev["pile"], ev["t"], look.t), 4)
@@ -1022,8 +1034,9 @@ class RoundTracker:
                 out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": ev["pile"]})
                 if owners:
                     break  # a contested pair: the other one is already reported
-                others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] != name]
-                guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=name)
+                skip = {name} | (self._on_foundations(label) if st.one_copy else set())
+                others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] not in skip]
+                guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=skip)
                 if guess is not None:
                     if others:
                         self.zone_cards.use(guess[0], label)
