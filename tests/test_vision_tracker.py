@@ -613,3 +613,20 @@ def test_after_the_round_ends_a_card_back_in_its_zone_is_no_take_back():
 
     assert run(False) == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
     assert run(True) == [("play", "red")]
+
+
+def test_a_copy_back_in_its_zone_with_no_second_landing_over_the_pile_made_no_play():
+    def run(second_landing) -> list[tuple[str, str]]:
+        s = Stream()
+        s.tracker.second_landing = second_landing
+        s.repeat(3, RED_AH, ("AH", card(100, 300)))
+        s.repeat(3, ("AH", card(100, 300)))
+        s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))
+        s.repeat(4, ("AH", card(500, 300)))             # blue's ace leaves its zone ...
+        s.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))   # ... and is back
+        return [(e["type"], e["player"]) for e in s.events]
+
+    # the motion over the pile shows a second hand landing a card: blue played second
+    assert run(lambda quad, t_first, until: t_first + 0.3) == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+    # no such motion: blue's reach turned back before the pile
+    assert run(lambda quad, t_first, until: None) == [("play", "red")]

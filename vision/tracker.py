@@ -948,6 +948,18 @@ class RoundTracker:
         t = self.second_landing(p.top.quad, t_first, until)
         return least if t is None else max(t, least)
 
+    def _second_seen(self, pile: int, t_first: float, until: float) -> bool:
+        """Whether the motion over ``pile`` between ``t_first`` and ``until`` seconds shows a
+        second landing before a take-back (``second_landing`` finds one); True when there are
+        no frames to read it from. A copy back in its zone with no such motion was carried
+        and brought back without reaching the pile (a reach that turned back) or misread:
+        12 rendered rounds with the models: the two such inferences without it were both
+        wrong, and none of the right ones lacked it."""
+        p = next((p for p in self.piles.piles if p.id == pile and p.cards), None)
+        if p is None or self.second_landing is None:
+            return True
+        return self.second_landing(p.top.quad, t_first, until) is not None
+
     def _held_play(self, h: dict[str, Any], t: float) -> dict[str, Any]:
         """The held play of a contested pair ``h``, reported at ``t`` seconds."""
         self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(h["player"])
@@ -1020,6 +1032,8 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
+                if name not in owners and not self._second_seen(ev["pile"], ev["t"], look.t):
+                    continue  # no second hand came and went over the pile: the copy never left for it
                 ev["_answered"] = True
                 if name not in owners:
                     t_play = round(self._second_arrival(ev["pile"], ev["t"], look.t), 4)
