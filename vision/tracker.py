@@ -914,7 +914,7 @@ class RoundTracker:
     def _legal_from_zones(self, cand: PlayCandidate, t: float) -> PlayCandidate:
         """A new pile card read weakly (under ``weak_read``) as one that may not legally go
         there (``RULES.md``: the next card of the pile's suit; an ace for a new pile), of which
-        no zone lost a copy, while
+        no zone lost a copy in the last ``stale_vanish`` seconds, while
         exactly one card that may go there left a zone (seen there in at least
         ``zone_confirm`` looks) within ``vanish_window`` seconds before the landing at ``t``:
         it is that card, misread on the pile (the rules and the zones agree, the classifier
@@ -927,8 +927,10 @@ class RoundTracker:
         if p is None or p.top.label != cand.label:
             return cand
         legal = _next_on(p.cards[-2].label) if len(p.cards) >= 2 else _ACES
-        if not legal or cand.label in legal or self.zone_cards.vanished(cand.label, t, st.vanish_window):
+        if not legal or cand.label in legal:
             return cand
+        if any(t - f[1] <= st.stale_vanish for f in self.zone_cards.vanished(cand.label, t, st.vanish_window)):
+            return cand  # a copy of what was read just left a zone: perhaps an illegal play
         left = [c for c in legal
                 if any(f[2] >= st.zone_confirm for f in self.zone_cards.vanished(c, t, st.vanish_window))]
         if len(left) != 1:
