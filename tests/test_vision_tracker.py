@@ -630,3 +630,19 @@ def test_a_copy_back_in_its_zone_with_no_second_landing_over_the_pile_made_no_pl
     assert run(lambda quad, t_first, until: t_first + 0.3) == [("play", "red"), ("play", "blue"), ("take_back", "blue")]
     # no such motion: blue's reach turned back before the pile
     assert run(lambda quad, t_first, until: None) == [("play", "red")]
+
+
+def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile():
+    s = Stream()
+    ace, two = ("AH", 0.99, card(600, 600)), ("2H", 0.99, card(700, 600))
+    for _ in range(3):
+        _look(s, [ace, two])
+    for _ in range(2):
+        _look(s, [two])                                  # the ace leaves red's zone ...
+    for _ in range(2):
+        _look(s, [])                                     # ... then the two: both laid at once
+    for _ in range(3):
+        _look(s, [("2H", 0.99, card(500, 300))])         # the pile only ever shows the two
+    plays = [e for e in s.events if e["type"] == "play"]
+    assert [(p["player"], p["card"], p["pile"]) for p in plays] == [("red", "AH", 1), ("red", "2H", 1)]
+    assert plays[0]["t"] < plays[1]["t"]
