@@ -205,7 +205,7 @@ class TrackerSettings:
         zone_legal: a new pile card read under ``weak_read`` as a card that may not go
             there, which no zone lost, is the one card that may go there when that card just
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
-            models: 2 plays more right, 2 extra plays fewer; with clear readings the same rule
+            models: 3 plays more right, 3 extra plays fewer; with clear readings the same rule
             was wrong both times it fired, so it is for weak readings only).
         one_copy: a player credited with a copy of the card on a foundation is no candidate
             owner of another (``RULES.md``: each player plays their own deck; a second copy
@@ -879,8 +879,12 @@ class RoundTracker:
         confirm them (``RULES.md``: a foundation is built up in suit from the ace, so a 5D on
         a 3D means a 4D under it). At most ``max_skipped`` cards, each inferred as a play
         0.2 s before the next (its time is not seen; 0.21 s was the closest two plays of one
-        hand came in the rendered rounds), under ``cand`` on the pile. None when a skipped card left no zone: then ``cand`` is an illegal play, for the
-        referee to rule. Returns ``[(candidate, t)]`` in the order they landed."""
+        hand came in the rendered rounds), under ``cand`` on the pile. None when a skipped
+        card left no zone: then ``cand`` is an illegal play, for the referee to rule.
+
+        Returns:
+            ``[(candidate, t)]`` for the skipped cards, in the order they landed (times in
+            seconds); the pile's cards gain them under its top."""
         st = self.settings
         if st.max_skipped < 1 or cand.kind != "play" or cand.prob < st.weak_read:
             return []
@@ -914,12 +918,13 @@ class RoundTracker:
     def _legal_from_zones(self, cand: PlayCandidate, t: float) -> PlayCandidate:
         """A new pile card read weakly (under ``weak_read``) as one that may not legally go
         there (``RULES.md``: the next card of the pile's suit; an ace for a new pile), of which
-        no zone lost a copy in the last ``stale_vanish`` seconds, while
-        exactly one card that may go there left a zone (seen there in at least
-        ``zone_confirm`` looks) within ``vanish_window`` seconds before the landing at ``t``:
-        it is that card, misread on the pile (the rules and the zones agree, the classifier
-        alone disagrees; ``zone_legal``). The pile keeps the reading as the card's other
-        name. A card read as illegal that did leave a zone stays illegal, for the referee."""
+        no zone lost a copy in the last ``stale_vanish`` seconds, while exactly one card that
+        may go there left a zone (seen there in at least ``zone_confirm`` looks) within
+        ``vanish_window`` seconds before the landing at ``t``: it is that card, misread on the
+        pile (the rules and the zones agree, the classifier alone disagrees; ``zone_legal``).
+        The pile keeps the reading as the card's other name (:meth:`_Card.is_`), so the same
+        misreading in later looks is the same card. A card read as illegal that did leave a
+        zone stays illegal, for the referee. Returns ``cand``, or a copy with the new label."""
         st = self.settings
         if not st.zone_legal or cand.kind != "play" or cand.prob >= st.weak_read:
             return cand  # read clearly: an illegal card, or a card on one the pile never showed
