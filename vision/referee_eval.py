@@ -227,11 +227,14 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     else:
         from .detect import CardRecognizer
         observer = ModelObserver(CardRecognizer(table=table), strips=bool(settings and settings.zone_strips))
+    model_observer = observer if hasattr(observer, "classified") else None
     cache_file = None
     if looks_cache is not None and not use_labels:
         cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips))
         looks = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
-        observer = _RecordedLooks(looks, None if looks else observer)
+        if looks:
+            model_observer = None  # replayed: nothing is classified
+        observer = _RecordedLooks(looks, model_observer)
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
     pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings)
     pipe.run(frames_of(cap, fps))
@@ -249,10 +252,9 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
         out["speed"]["latency_after_hand_s_max"] = round(float(np.max(lat)), 3)
         out["speed"]["latency_after_hand_over_0_5s"] = int(sum(x > 0.5 for x in lat))
-    if hasattr(getattr(observer, "observer", observer), "classified"):
-        observer = getattr(observer, "observer", observer)
-        out["speed"]["faces_classified"] = observer.classified
-        out["speed"]["faces_reused"] = observer.reused
+    if model_observer is not None:
+        out["speed"]["faces_classified"] = model_observer.classified
+        out["speed"]["faces_reused"] = model_observer.reused
     return out
 
 

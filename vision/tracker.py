@@ -391,6 +391,10 @@ class PileTracker:
         # needs the bare table as its "before")
         self._recent: deque[tuple[int, np.ndarray, list[tuple[str, np.ndarray]]]] = deque(maxlen=48)
 
+    def pile(self, pile_id: int) -> _Pile | None:
+        """The pile numbered ``pile_id`` when it holds a card, else None."""
+        return next((p for p in self.piles if p.id == pile_id and p.cards), None)
+
     def _match(self, s: Sighting) -> _Pile | None:
         c, _, w = s.pose
         best, best_d = None, self.settings.same_place
@@ -888,7 +892,7 @@ class RoundTracker:
         st = self.settings
         if st.max_skipped < 1 or cand.kind != "play" or cand.prob < st.weak_read:
             return []
-        p = next((p for p in self.piles.piles if p.id == cand.pile and p.cards), None)
+        p = self.piles.pile(cand.pile)
         if p is None or p.top.label != cand.label:
             return []
         try:
@@ -928,7 +932,7 @@ class RoundTracker:
         st = self.settings
         if not st.zone_legal or cand.kind != "play" or cand.prob >= st.weak_read:
             return cand  # read clearly: an illegal card, or a card on one the pile never showed
-        p = next((p for p in self.piles.piles if p.id == cand.pile and p.cards), None)
+        p = self.piles.pile(cand.pile)
         if p is None or p.top.label != cand.label:
             return cand
         legal = _next_on(p.cards[-2].label) if len(p.cards) >= 2 else _ACES
@@ -949,7 +953,7 @@ class RoundTracker:
         motion over the pile (``second_landing``), and never less than one frame past the tie
         window after the first (the copy came back, so it was second)."""
         least = t_first + self.table.rules.tie_window + 1 / 30
-        p = next((p for p in self.piles.piles if p.id == pile and p.cards), None)
+        p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
             return least
         t = self.second_landing(p.top.quad, t_first, until)
@@ -962,7 +966,7 @@ class RoundTracker:
         and brought back without reaching the pile (a reach that turned back) or misread:
         12 rendered rounds with the models: the two such inferences without it were both
         wrong, and none of the right ones lacked it."""
-        p = next((p for p in self.piles.piles if p.id == pile and p.cards), None)
+        p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
             return True
         return self.second_landing(p.top.quad, t_first, until) is not None
