@@ -228,10 +228,14 @@ def real_obb(
     imgsz: Annotated[int, typer.Option(min=64, help="Longer side of the written photos, pixels (the detector's inference size for them).")] = 320,
     holdout_every: Annotated[int, typer.Option(min=2, help="Every n-th photo (by name) goes to val only.")] = 4,
     copies: Annotated[int, typer.Option(min=1, help="Times each training photo is written.")] = 4,
+    paste: Annotated[int, typer.Option(min=0, help="Most rendered cards laid on each training copy (0 to N, drawn per copy; needs the card art): real backgrounds under cards of every design.")] = 0,
+    words: Annotated[int, typer.Option(min=0, help="With --paste: most printed words laid besides the cards on each copy (letters like a card's index, unlabelled).")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the pasted cards.")] = 0,
 ) -> None:
     """Write an oriented-box detector set from real photos with axis-aligned VOC boxes
     (:func:`nertz.datasets.real_export.write_voc_obb_set`): images/ and labels/ to list beside
-    the synthetic sets in a training YAML."""
+    the synthetic sets in a training YAML; with ``--paste N``, rendered cards laid on the
+    photos' free places (:mod:`nertz.datasets.composite`)."""
     from nertz.datasets.real_export import write_voc_obb_set
     from nertz.vision.detect import ImageError, ModelError
 
@@ -240,7 +244,7 @@ def real_obb(
             _fail(f"{p}: not found")
     try:
         stats = write_voc_obb_set(photos, labels, out, detector, imgsz=imgsz, holdout_every=holdout_every,
-                                  copies=copies)
+                                  copies=copies, paste=paste, seed=seed, words=words)
     except (ValueError, KeyError, OSError, ImageError, ModelError, json.JSONDecodeError) as exc:
         _fail(f"{type(exc).__name__}: {exc}")
     typer.echo(json.dumps(stats))

@@ -73,7 +73,8 @@ def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float 
 
 
 def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path, imgsz: int = 320,
-                      holdout_every: int = 4, copies: int = 4, min_iou: float = 0.7) -> dict:
+                      holdout_every: int = 4, copies: int = 4, min_iou: float = 0.7, paste: int = 0,
+                      seed: int = 0, words: int = 0) -> dict:
     """Write the OBB set (``out/images/{train,val}``, ``out/labels/{train,val}``).
 
     Args:
@@ -86,24 +87,40 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         holdout_every: every n-th photo goes to ``val`` (:func:`holdout_names`).
         copies: times each training photo is written.
         min_iou: see :func:`voc_obb_quads`.
+        paste: most rendered cards laid on each training copy (0 to ``paste``, drawn per copy;
+            :func:`nertz.datasets.composite.paste_cards`): the real background then holds
+            cards of every design, face and back, alone and spread; 0: the photos as they are.
+            Needs the card art. ``val`` photos are never pasted on.
+        words: with ``paste``, most printed words laid on each training copy besides the cards
+            (never on one; :func:`nertz.datasets.composite.paste_cards`).
+        seed: the generator of the pasted cards (photo ``i``'s copy ``k`` uses
+            ``default_rng([seed, i, k])``).
 
     Returns:
-        ``{"train": photos, "val": photos, "boxes": n, "from_detector": n}``.
+        ``{"train": photos, "val": photos, "boxes": n, "from_detector": n, "pasted": n}``.
 
     Raises:
-        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1.
+        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1
+        or ``paste`` < 0. ArtMissingError: ``paste`` without the card art.
     """
     from nertz.vision.detect import CardRecognizer, load_image
 
     if copies < 1:
         raise ValueError(f"copies must be at least 1, got {copies}")
+    if paste < 0:
+        raise ValueError(f"paste must be at least 0, got {paste}")
+    source = None
+    if paste:
+        from .composite import CardSource
+
+        source = CardSource()
     rec = CardRecognizer(detector=detector, classifier=None, identifier=None, strips=None, imgsz=imgsz)
     held = set(holdout_names(labels_json, holdout_every))
     for split in ("train", "val"):
         (Path(out) / "images" / split).mkdir(parents=True, exist_ok=True)
         (Path(out) / "labels" / split).mkdir(parents=True, exist_ok=True)
-    stats = {"train": 0, "val": 0, "boxes": 0, "from_detector": 0}
-    for e in sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"]):
+    stats = {"train": 0, "val": 0, "boxes": 0, "from_detector": 0, "pasted": 0}
+    for p_i, e in enumerate(sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"])):
         path = Path(folder) / e["image"]
         if not path.is_file():
             raise FileNotFoundError(f"{path}: photo of {labels_json} not found")
@@ -117,13 +134,21 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         s = imgsz / max(H, W)
         small = cv2.resize(img, (max(1, round(W * s)), max(1, round(H * s))), interpolation=cv2.INTER_AREA)
         h, w = small.shape[:2]
-        norm = np.clip(quads * s / [w, h], 0.0, 1.0)
-        text = "".join("0 " + " ".join(f"{v:.6f}" for v in q.reshape(-1)) + "\n" for q in norm)
         split = "val" if e["image"] in held else "train"
         stem = Path(e["image"]).stem
         for k in range(1 if split == "val" else copies):
+            image, objs = small, [(0, q) for q in quads * s]
+            if source is not None and split == "train":
+                from .composite import paste_cards
+
+                rng = np.random.default_rng([seed, p_i, k])
+                image, objs = paste_cards(small, quads * s, rng, source, int(rng.integers(0, paste + 1)),
+                                           words=words)
+                stats["pasted"] += len(objs) - len(quads)
+            text = "".join(f"{c} " + " ".join(f"{v:.6f}" for v in np.clip(q / [w, h], 0.0, 1.0).reshape(-1)) + "\n"
+                           for c, q in objs)
             name = f"real_{stem}_{k}"
-            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), small, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            cv2.imwrite(str(Path(out) / "images" / split / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
             (Path(out) / "labels" / split / f"{name}.txt").write_text(text)
         stats[split] += 1
     return stats

@@ -47,6 +47,60 @@ def test_set_is_written_at_the_inference_scale(tmp_path):
     assert max(small.shape[:2]) == 160
     v = np.array(next((tmp_path / "out/labels/val").glob("*.txt")).read_text().split()[1:], float).reshape(4, 2)
     assert np.all((v >= 0) & (v <= 1)) and abs(v[:, 0].min() - 100 / 360) < 0.05
+    # with rendered cards laid on the training copies (never on val)
+    stats = write_voc_obb_set(tmp_path, labels, tmp_path / "out3", OBB_ONNX, imgsz=160, holdout_every=2, copies=3,
+                              paste=3, seed=5)
+    assert stats["pasted"] > 0
+    lines = [f.read_text().splitlines() for f in sorted((tmp_path / "out3/labels/train").glob("*.txt"))]
+    assert sum(len(x) - 1 for x in lines) == stats["pasted"]
+    assert all(x[0].split()[0] == "0" for x in lines)  # the photo's own card stays first
+    assert len(next((tmp_path / "out3/labels/val").glob("*.txt")).read_text().splitlines()) == 1
+    with pytest.raises(ValueError, match="paste"):
+        write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, paste=-1)
     labels.write_text(json.dumps({"images": [{"image": "missing.jpg", "boxes": []}]}))
     with pytest.raises(FileNotFoundError, match="missing.jpg"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out2", OBB_ONNX)
+
+
+def test_pasted_cards_keep_off_the_photo_cards_and_are_labelled():
+    from nertz.datasets.composite import CardSource, paste_cards
+
+    photo = np.full((240, 320, 3), 70, np.uint8)
+    real = np.array([[[120, 80], [200, 80], [200, 190], [120, 190]]], float)
+    cv2.fillConvexPoly(photo, real[0].astype(np.int32), (250, 250, 250))
+    source = CardSource(back_p=0.5)
+    seen_back = seen_face = 0
+    for k in range(6):
+        img, labels = paste_cards(photo, real, np.random.default_rng([3, k]), source, 3)
+        assert img.shape == photo.shape and img.dtype == np.uint8
+        np.testing.assert_allclose(labels[0][1], real[0])  # the photo's own card first, unchanged
+        # never covered (only the sensor noise laid over the whole image)
+        assert np.abs(img[85:185, 125:195].astype(int) - photo[85:185, 125:195]).mean() < 5
+        changed = np.abs(img.astype(int) - photo).sum(axis=2) > 60
+        pasted = labels[1:]
+        assert (changed.mean() > 0.01) == bool(pasted)
+        for cls, q in pasted:
+            assert cls in (0, 1) and q.shape == (4, 2)
+            seen_back += cls == 1
+            seen_face += cls == 0
+            m = np.zeros(photo.shape[:2], np.uint8)
+            cv2.fillConvexPoly(m, np.round(q).astype(np.int32), 1)
+            assert changed[m > 0].mean() > 0.5  # each label lies on pasted pixels
+    assert seen_back and seen_face
+    again, _ = paste_cards(photo, real, np.random.default_rng([3, 0]), source, 3)
+    np.testing.assert_array_equal(again, paste_cards(photo, real, np.random.default_rng([3, 0]), source, 3)[0])
+
+
+def test_printed_words_are_unlabelled_and_keep_off_the_cards():
+    from nertz.datasets.composite import CardSource, paste_cards
+
+    photo = np.full((240, 320, 3), 70, np.uint8)
+    real = np.array([[[120, 80], [200, 80], [200, 190], [120, 190]]], float)
+    cv2.fillConvexPoly(photo, real[0].astype(np.int32), (250, 250, 250))
+    printed = 0
+    for k in range(5):
+        img, labels = paste_cards(photo, real, np.random.default_rng([4, k]), CardSource(), 0, words=5)
+        assert len(labels) == 1  # words are background: only the photo's card is labelled
+        assert np.abs(img[85:185, 125:195].astype(int) - photo[85:185, 125:195]).mean() < 5
+        printed += int((np.abs(img.astype(int) - photo).sum(axis=2) > 60).mean() > 0.002)
+    assert printed >= 3
