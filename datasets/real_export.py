@@ -100,18 +100,21 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         ``{"train": photos, "val": photos, "boxes": n, "from_detector": n, "pasted": n}``.
 
     Raises:
-        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1
-        or ``paste`` < 0. ArtMissingError: ``paste`` without the card art.
+        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1,
+        ``paste`` or ``words`` < 0, or ``words`` without ``paste``. ArtMissingError: ``paste``
+        without the card art.
     """
     from nertz.vision.detect import CardRecognizer, load_image
 
     if copies < 1:
         raise ValueError(f"copies must be at least 1, got {copies}")
-    if paste < 0:
-        raise ValueError(f"paste must be at least 0, got {paste}")
+    if paste < 0 or words < 0:
+        raise ValueError(f"paste and words must be at least 0, got {paste} and {words}")
+    if words and not paste:
+        raise ValueError("words are laid only with paste (the rendered cards' copies): give paste too")
     source = None
     if paste:
-        from .composite import CardSource
+        from .composite import CardSource, paste_cards
 
         source = CardSource()
     rec = CardRecognizer(detector=detector, classifier=None, identifier=None, strips=None, imgsz=imgsz)
@@ -139,8 +142,6 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         for k in range(1 if split == "val" else copies):
             image, objs = small, [(0, q) for q in quads * s]
             if source is not None and split == "train":
-                from .composite import paste_cards
-
                 rng = np.random.default_rng([seed, p_i, k])
                 image, objs = paste_cards(small, quads * s, rng, source, int(rng.integers(0, paste + 1)),
                                            words=words)

@@ -57,6 +57,8 @@ def test_set_is_written_at_the_inference_scale(tmp_path):
     assert len(next((tmp_path / "out3/labels/val").glob("*.txt")).read_text().splitlines()) == 1
     with pytest.raises(ValueError, match="paste"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, paste=-1)
+    with pytest.raises(ValueError, match="only with paste"):
+        write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, words=3)
     labels.write_text(json.dumps({"images": [{"image": "missing.jpg", "boxes": []}]}))
     with pytest.raises(FileNotFoundError, match="missing.jpg"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out2", OBB_ONNX)
