@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import cv2
 import numpy as np
 import pytest
 
@@ -118,3 +121,28 @@ def test_training_without_the_train_extra_says_how_to_install(monkeypatch, tmp_p
     monkeypatch.setenv("YOLO_OFFLINE", "1")
     with pytest.raises(TrainError, match=r"pip install -e '\.\[train\]'"):
         train_detector(tmp_path / "data.yaml", epochs=1)
+
+
+@pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
+def test_detect_command_reads_each_image_at_the_size_asked(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+    from nertz.vision import detect as detect_module
+
+    sizes = []
+    real_init = detect_module.CardRecognizer.__init__
+
+    def spy(self, *a, **k):
+        sizes.append(k.get("imgsz"))
+        real_init(self, *a, **k)
+
+    monkeypatch.setattr(detect_module.CardRecognizer, "__init__", spy)
+    img = tmp_path / "table.png"
+    cv2.imwrite(str(img), np.full((240, 320, 3), 90, np.uint8))
+    r = CliRunner().invoke(app, ["detect", str(img), str(tmp_path / "missing.png"), "--json", "--imgsz", "320"])
+    assert r.exit_code == 2  # one image could not be read; the other was still detected
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert lines[0]["image"] == str(img) and isinstance(lines[0]["cards"], list)
+    assert "error" in lines[1] and sizes == [320]
+    assert CliRunner().invoke(app, ["detect", str(img), "--imgsz", "10"]).exit_code == 2  # refused, no traceback
