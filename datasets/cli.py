@@ -232,10 +232,10 @@ def real_obb(
     words: Annotated[int, typer.Option(min=0, help="With --paste: most printed words laid besides the cards on each copy (letters like a card's index, unlabelled).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the pasted cards.")] = 0,
 ) -> None:
-    """Write an oriented-box detector set from real photos with axis-aligned VOC boxes
-    (:func:`nertz.datasets.real_export.write_voc_obb_set`): images/ and labels/ to list beside
-    the synthetic sets in a training YAML; with ``--paste N``, rendered cards laid on the
-    photos' free places (:mod:`nertz.datasets.composite`)."""
+    """Write an oriented-box detector set from real photos with axis-aligned VOC boxes:
+    images/ and labels/ to list beside the synthetic sets in a training YAML. With --paste N,
+    rendered cards are laid on the photos' free places, and with --words W printed words
+    besides (unlabelled background). OUT must be a new or empty folder."""
     from nertz.datasets.real_export import write_voc_obb_set
     from nertz.vision.detect import ImageError, ModelError
 

@@ -100,7 +100,8 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         ``{"train": photos, "val": photos, "boxes": n, "from_detector": n, "pasted": n}``.
 
     Raises:
-        FileNotFoundError: a photo of the labels file is missing. ValueError: ``copies`` < 1,
+        FileNotFoundError: a photo of the labels file is missing (nothing is written).
+        FileExistsError: ``out`` already holds images or labels. ValueError: ``copies`` < 1,
         ``paste`` or ``words`` < 0, or ``words`` without ``paste``. ArtMissingError: ``paste``
         without the card art.
     """
@@ -117,16 +118,23 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         from .composite import CardSource, paste_cards
 
         source = CardSource()
+    entries = sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"])
+    for e in entries:  # every photo there before anything is written
+        if not (Path(folder) / e["image"]).is_file():
+            raise FileNotFoundError(f"{Path(folder) / e['image']}: photo of {labels_json} not found")
+    for sub in ("images", "labels"):
+        if (Path(out) / sub).is_dir() and any((Path(out) / sub).rglob("*.*")):
+            # an earlier set's files would stay beside the new ones (a held-out photo of one
+            # split setting in the other's train split): never mix two sets
+            raise FileExistsError(f"{Path(out) / sub} already holds a set: write to a new folder or remove it")
     rec = CardRecognizer(detector=detector, classifier=None, identifier=None, strips=None, imgsz=imgsz)
     held = set(holdout_names(labels_json, holdout_every))
     for split in ("train", "val"):
         (Path(out) / "images" / split).mkdir(parents=True, exist_ok=True)
         (Path(out) / "labels" / split).mkdir(parents=True, exist_ok=True)
     stats = {"train": 0, "val": 0, "boxes": 0, "from_detector": 0, "pasted": 0}
-    for p_i, e in enumerate(sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"])):
+    for p_i, e in enumerate(entries):
         path = Path(folder) / e["image"]
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: photo of {labels_json} not found")
         img = load_image(path)
         voc = np.array([[b["xmin"], b["ymin"], b["xmax"], b["ymax"]] for b in e["boxes"]], np.float64)
         det = rec.detect(img)

@@ -59,9 +59,12 @@ def test_set_is_written_at_the_inference_scale(tmp_path):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, paste=-1)
     with pytest.raises(ValueError, match="only with paste"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, words=3)
+    with pytest.raises(FileExistsError, match="already holds a set"):  # never two sets mixed in one folder
+        write_voc_obb_set(tmp_path, labels, tmp_path / "out", OBB_ONNX, imgsz=160, holdout_every=2, copies=1)
     labels.write_text(json.dumps({"images": [{"image": "missing.jpg", "boxes": []}]}))
     with pytest.raises(FileNotFoundError, match="missing.jpg"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out2", OBB_ONNX)
+    assert not (tmp_path / "out2").exists()  # nothing written
 
 
 def test_pasted_cards_keep_off_the_photo_cards_and_are_labelled():

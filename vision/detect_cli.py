@@ -25,12 +25,12 @@ def detect_command(
     images: Annotated[list[Path], typer.Argument(help="image files")],
     table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image")] = False,
-    conf: Annotated[float, typer.Option(help="detector confidence threshold")] = 0.3,
+    conf: Annotated[float, typer.Option(min=0.0, max=1.0, help="detector confidence threshold")] = 0.3,
     imgsz: Annotated[int, typer.Option(min=64, max=2048, help="detector input size (the image's longer side "
                                        "is scaled to it), pixels: 640 for a camera's view of a table; 320 for "
                                        "a photo of a few large cards (models/MODEL_CARD.md measures the edje "
                                        "photos at 320: P 0.66 / R 0.98 on the held-out quarter of edje train, "
-                                       "0.55 / 0.90 at 640)")] = 640,
+                                       "0.55 / 0.90 there at 640)")] = 640,
 ) -> None:
     """Find and name the cards in each image."""
     from nertz.referee.files import read_table
@@ -57,7 +57,7 @@ def detect_command(
         if json_out:
             sys.stdout.write(json.dumps({"image": str(path), "cards": cards}) + "\n")
         else:
-            typer.echo(f"{path}: {len(cards)} cards")
+            typer.echo(f"{path}: {len(cards)} card{'' if len(cards) == 1 else 's'}")
             for c in cards:
                 (x0, y0), (x1, y1) = c["quad"][0], c["quad"][2]
                 who = f" ({c['back']})" if c["label"] == "back" else ""
