@@ -1,0 +1,30 @@
+"""The ``--out`` overlay's drawing helpers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from nertz.vision.annotate import _text
+
+
+def test_text_halo_stays_on_the_text_it_outlines():
+    # OpenCV advances Hershey glyphs by their thickness too: an outline drawn thicker than the
+    # text ran 29 pixels past the end of this line, a dark shifted copy of its last letters
+    img = np.full((40, 600, 3), 128, np.uint8)
+    line = "whose 3H on pile 4? the camera is not sure it was blue's"
+    _text(img, line, (10, 24), (255, 255, 255), 0.55)
+    (w, _), _ = cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, 0.55, 1)
+    dark = np.nonzero((img < 100).any(axis=2))[1]
+    light = np.nonzero((img > 200).all(axis=2))[1]
+    assert dark.size and light.size
+    assert dark.max() <= light.max() + 2 and dark.max() <= 10 + w + 2
+    assert dark.min() >= light.min() - 2
+
+
+def test_text_at_the_image_edge_is_clipped_not_an_error():
+    img = np.full((30, 80, 3), 128, np.uint8)
+    _text(img, "7S", (-5, 3), (0, 220, 255), 0.4)
+    _text(img, "a long label past the right edge", (60, 40), (0, 220, 255), 0.4)
+    _text(img, "", (10, 10), (255, 255, 255))
+    assert img.shape == (30, 80, 3)
