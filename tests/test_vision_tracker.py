@@ -484,9 +484,16 @@ def test_a_player_laying_one_card_down_is_not_the_weak_owner_of_another_at_the_s
     assert got == [("AH", "red"), ("AS", owner)]                 # nearest zone to the AS: red's, but red was busy
 
 
-@pytest.mark.parametrize("hidden_looks, owner", [(20, "blue"), (3, "red")])
-def test_a_copy_hidden_long_before_loses_to_the_hand_that_carried_the_card(hidden_looks, owner):
-    s = Stream()
+@pytest.mark.parametrize("hidden_looks, settings, owner", [
+    (20, TrackerSettings(), "blue"),
+    (3, TrackerSettings(), "blue"),                               # hidden just before: the same
+    (20, TrackerSettings(hidden_loses_to_track=False), "blue"),   # long before: the track wins anyway
+    (3, TrackerSettings(hidden_loses_to_track=False), "red"),
+])
+def test_a_copy_a_hand_hides_loses_to_the_hand_that_carried_the_card(hidden_looks, settings, owner):
+    # red's own hand rests on red's AH while blue's hand carries an AH to the middle: a hand
+    # over a layout is often its owner's, busy with other cards
+    s = Stream(settings)
     red_hand = [460, 560, 540, 640]                                     # rests on red's AH
     s.repeat(3, RED_AH, hands=[[100, 260, 200, 340]])
     s.repeat(hidden_looks, hands=[red_hand, [100, 260, 200, 340]])     # red's copy hidden

@@ -36,8 +36,9 @@ hand boxes. Three state machines run on these looks:
   seen in several looks before one seen once). A copy gone long before, read weakly or seen
   in one look only loses to the hand track when the hand that laid the card down came from
   another zone (0.6 x); a copy gone long before also loses to one that a hand has hidden since
-  just before the landing (0.6 x). A copy a hand has hidden since long before loses to the hand
-  track from another zone likewise. When no zone saw it
+  just before the landing (0.6 x). A copy a hand has hidden, since long before or just
+  before, loses to the hand track from another zone likewise (a player's own hand over their
+  layout hides cards they are not playing). When no zone saw it
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
   card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
@@ -245,6 +246,10 @@ class TrackerSettings:
             zone (:mod:`nertz.vision.hands`).
         weak_read: a zone's copy whose best label probability is under this loses to the
             hand track in the same way (a misreading of another card, often, on small cards).
+        hidden_loses_to_track: a zone's copy that a hand hides (not seen since before the
+            landing) loses to a sure hand track from another zone however recently it was
+            seen (False: only when seen more than ``stale_vanish`` seconds before). The hand
+            over a layout is often its owner's, busy with other cards.
     """
 
     confirm: int = 2
@@ -274,6 +279,7 @@ class TrackerSettings:
     min_change: float = 0.03
     carried: float = 0.3
     bare_within: int = 10
+    hidden_loses_to_track: bool = True
 
 
 @dataclass
@@ -1141,7 +1147,10 @@ class RoundTracker:
             hidden = [h for h in self.zone_cards.unseen_since(label, t, st.stale_vanish)
                       if h[0] not in ev.busy and h[0] != name and h[2] >= st.zone_confirm]
             if hidden:
-                # a copy hidden by a hand just before the landing beats one gone long before
+                # a copy hidden by a hand just before the landing beats one gone long before,
+                # unless the hand that laid the card down came from another zone
+                if self._track_elsewhere(ev.track, hidden[0][0], st.hidden_loses_to_track):
+                    return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
                 self.zone_cards.use(hidden[0][0], label)
                 return "unseen", [(hidden[0][0], 0.6 * ev.prob, 0.0)]
         self.zone_cards.use(name, label)
@@ -1149,7 +1158,8 @@ class RoundTracker:
 
     def _by_hidden(self, ev: _Evidence) -> _Ruled:
         """Not seen since it left (a hand still covers its place): the latest to show it; but
-        one last seen long before loses to the hand track from another zone, as a copy that
+        it loses to the hand track from another zone (``hidden_loses_to_track``; else only
+        when it was last seen long before), as a copy that
         vanished long before does. (Copies seen in a single look, long before, are a
         misreading as likely as not: weaker than this and the hand's track, ``_by_seen_once``.)"""
         st = self.settings
@@ -1157,7 +1167,7 @@ class RoundTracker:
         if not hidden:
             return None
         name, last_seen, _ = hidden[0]
-        if self._track_elsewhere(ev.track, name, ev.t - last_seen > st.stale_vanish):
+        if self._track_elsewhere(ev.track, name, st.hidden_loses_to_track or ev.t - last_seen > st.stale_vanish):
             return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
         self.zone_cards.use(name, ev.cand.label)
         return "unseen", [(name, (0.9 if len(hidden) == 1 else 0.6) * ev.prob, 0.0)]
