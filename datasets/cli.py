@@ -246,5 +246,5 @@ def real_obb(
         stats = write_voc_obb_set(photos, labels, out, detector, imgsz=imgsz, holdout_every=holdout_every,
                                   copies=copies, paste=paste, seed=seed, words=words)
     except (ValueError, KeyError, OSError, ImageError, ModelError, json.JSONDecodeError) as exc:
-        _fail(f"{type(exc).__name__}: {exc}")
+        _fail(f"a field {exc} is missing" if isinstance(exc, KeyError) else str(exc))
     typer.echo(json.dumps(stats))

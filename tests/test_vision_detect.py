@@ -54,6 +54,8 @@ def test_unreadable_image_is_a_clear_error(tmp_path):
         load_image(bad)
     with pytest.raises(ImageError, match="no such image"):
         load_image(tmp_path / "missing.png")
+    with pytest.raises(ImageError, match="a folder, not an image"):
+        load_image(tmp_path)
 
 
 # --- decoding ---------------------------------------------------------------------------------

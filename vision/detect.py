@@ -112,6 +112,8 @@ def load_image(path: str | Path) -> np.ndarray:
         ImageError: the file is missing or is not an image OpenCV can decode.
     """
     p = Path(path)
+    if p.is_dir():
+        raise ImageError(f"{path}: a folder, not an image (give its image files, e.g. {p / '*.jpg'})")
     if not p.is_file():
         raise ImageError(f"{path}: no such image file")
     data = np.fromfile(str(p), np.uint8)
