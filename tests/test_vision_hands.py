@@ -68,3 +68,20 @@ def test_a_copy_that_left_its_zone_long_before_loses_to_the_hand_that_laid_the_c
     plays = [e for e in events if e["type"] == "play" and e["card"] == "5D"]
     assert [p["player"] for p in plays] == ["blue"]
     assert tr.attributions[-1][-1] == "hand_track"
+
+
+def test_a_hand_crossing_the_table_keeps_its_track_when_another_is_missed():
+    # blue's hand crosses the shared area fast (2.5 hand sizes a look) while red's hand rises
+    # from red's zone; in the last look the detector misses red's hand. Linked to the nearest
+    # last place, blue's box took over red's track and the card was red's; linked to where each
+    # track's velocity says it is now, it stays blue's
+    ht = HandTracker(ZONES, SHARED)
+    blue = [(150, 350), (300, 350), (450, 350), (600, 350)]
+    red = [(560, 600), (560, 520), (560, 440)]
+    for i, b in enumerate(blue):
+        boxes = [hand(*b)] + ([hand(*red[i])] if i < len(red) else [])
+        ids = ht.update(3 * i, 0.1 * i, np.array(boxes, np.float32))
+        if i == 0:
+            blue_id = int(ids[0])
+    assert int(ids[0]) == blue_id
+    assert ht.owner_of(np.array(hand(600, 340, 50), np.float32), 9, 9) == ("blue", 0.8)

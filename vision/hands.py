@@ -8,9 +8,16 @@ the hand over a new foundation card then names the player it came from
 
 Linking: hands move fast between looks (on rendered rounds at 10 looks a second, the median
 jump is 0.1 to 0.3 hand sizes, the 99th percentile 2.4 to 2.9), so boxes are linked by centre
-distance, not by box overlap (ByteTrack's IoU matching loses such jumps): the closest pairs
-first, up to ``max_jump`` hand sizes, each track and box used once. With few hands (one or two
-per player) closest-first linking is all but always the optimal assignment.
+distance, not by box overlap (ByteTrack's IoU matching loses such jumps): the distance from
+where the track's last two looks say it is now (constant velocity, as a Kalman filter's
+prediction step), the closest pairs first, each track and box used once; a pair is allowed
+when the box is within ``max_jump`` hand sizes of the track's last or predicted place. With few
+hands (one or two per player) closest-first linking is all but always the optimal assignment.
+The prediction matters when a hand crosses the table while another is missed in a look: linked
+to the nearest last place, the moving hand took over the missed one's track (on 14 rendered
+rounds with the models, the zone remembered by the track of a hand over the shared area was
+its player's for 69 % of such hands, 79 % where it remembered one; with the prediction 79 % and
+85 %).
 
 Nothing here reads pixels: the boxes come from the detector (or a rendered round's labels).
 """
@@ -83,12 +90,14 @@ class HandTracker:
         self._ended.extend(tr for tr in self.tracks if t - tr.last_t > self.max_missing)
         self.tracks = [tr for tr in self.tracks if t - tr.last_t <= self.max_missing]
         centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        predicted = [self._predicted(tr, t) for tr in self.tracks]
         pairs = []
         for i, b in enumerate(boxes):
             size = float(max(b[2] - b[0], b[3] - b[1], 1.0))
             for k, tr in enumerate(self.tracks):
-                d = float(np.linalg.norm(centres[i] - (tr.box[:2] + tr.box[2:]) / 2)) / size
-                if d <= self.max_jump:
+                d = float(np.linalg.norm(centres[i] - predicted[k])) / size
+                d_last = float(np.linalg.norm(centres[i] - (tr.box[:2] + tr.box[2:]) / 2)) / size
+                if min(d, d_last) <= self.max_jump:
                     pairs.append((d, i, k))
         ids = np.zeros(len(boxes), np.int64)
         used_b: set[int] = set()
@@ -112,6 +121,19 @@ class HandTracker:
             tr.box, tr.last_t = b, t
             tr.history.append((frame, t, b, zone))
         return ids
+
+    @staticmethod
+    def _predicted(tr: _Track, t: float) -> np.ndarray:
+        """``(2,)`` where track ``tr``'s centre is at ``t`` seconds, pixels: its last centre moved
+        on at the velocity between its last two looks (the last centre when it has one look)."""
+        (_, t1, b1, _) = tr.history[-1]
+        c1 = (b1[:2] + b1[2:]) / 2
+        if len(tr.history) < 2:
+            return c1
+        (_, t0, b0, _) = tr.history[-2]
+        if t1 <= t0:
+            return c1
+        return c1 + ((c1 - (b0[:2] + b0[2:]) / 2) / (t1 - t0)) * (t - t1)
 
     def owner_of(self, box: np.ndarray, frame_from: int, frame_to: int,
                  exclude: str | None = None) -> tuple[str, float] | None:
