@@ -174,6 +174,26 @@ def test_arrival_timer_finds_the_first_frame_with_the_card_on_the_pile():
     assert timer(cand) == pytest.approx(17 / 30)
 
 
+@pytest.mark.parametrize("both, landed", [(True, 17), (False, 22)])
+def test_a_hand_coming_over_the_card_by_the_confirming_look_does_not_delay_its_arrival(both, landed):
+    # the card lands at frame 17, a look first shows it at frame 21, and by the confirming look
+    # (frame 24) the next hand covers it: walked back from frame 24 alone, the changed pixels
+    # are the hand's and the card "arrives" with the hand (22); walked back from 21 too, at 17
+    timer = ArrivalTimer(scale=0.5, fps=30, both=both)
+    quad = card(200, 150, 60, 84)
+    for i in range(25):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 17:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+            cv2.putText(img, "7", (180, 140), cv2.FONT_HERSHEY_SIMPLEX, 1, (0, 0, 200), 2)
+        if i >= 22:                                # the next hand (a dark glove) over all of it
+            x = 150 + 10 * (i - 22)
+            cv2.rectangle(img, (x, 100), (x + 100, 200), (60, 60, 60), -1)
+        timer.push(i, i / 30, img)
+    cand = PlayCandidate("play", 1, "7H", quad, 21 / 30, 21, 12, 0.99)
+    assert round(timer(cand) * 30) == landed
+
+
 def _sample_truth(until: float) -> list[dict]:
     return [json.loads(x) for x in (SAMPLE / "events.jsonl").read_text().splitlines()
             if x.strip() and json.loads(x).get("t", 1e9) <= until]
