@@ -33,6 +33,11 @@ import numpy as np
 __all__ = ["HandTracker"]
 
 
+def _centre(box: np.ndarray) -> np.ndarray:
+    """``(2,)`` the centre of an xyxy box, pixels."""
+    return (box[:2] + box[2:]) / 2
+
+
 @dataclass
 class _Track:
     id: int
@@ -90,13 +95,14 @@ class HandTracker:
         self._ended.extend(tr for tr in self.tracks if t - tr.last_t > self.max_missing)
         self.tracks = [tr for tr in self.tracks if t - tr.last_t <= self.max_missing]
         centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        last = [_centre(tr.box) for tr in self.tracks]
         predicted = [self._predicted(tr, t) for tr in self.tracks]
         pairs = []
         for i, b in enumerate(boxes):
             size = float(max(b[2] - b[0], b[3] - b[1], 1.0))
             for k, tr in enumerate(self.tracks):
                 d = float(np.linalg.norm(centres[i] - predicted[k])) / size
-                d_last = float(np.linalg.norm(centres[i] - (tr.box[:2] + tr.box[2:]) / 2)) / size
+                d_last = float(np.linalg.norm(centres[i] - last[k])) / size
                 if min(d, d_last) <= self.max_jump:
                     pairs.append((d, i, k))
         ids = np.zeros(len(boxes), np.int64)
@@ -127,13 +133,13 @@ class HandTracker:
         """``(2,)`` where track ``tr``'s centre is at ``t`` seconds, pixels: its last centre moved
         on at the velocity between its last two looks (the last centre when it has one look)."""
         (_, t1, b1, _) = tr.history[-1]
-        c1 = (b1[:2] + b1[2:]) / 2
+        c1 = _centre(b1)
         if len(tr.history) < 2:
             return c1
         (_, t0, b0, _) = tr.history[-2]
         if t1 <= t0:
             return c1
-        return c1 + ((c1 - (b0[:2] + b0[2:]) / 2) / (t1 - t0)) * (t - t1)
+        return c1 + (c1 - _centre(b0)) / (t1 - t0) * (t - t1)
 
     def owner_of(self, box: np.ndarray, frame_from: int, frame_to: int,
                  exclude: str | None = None) -> tuple[str, float] | None:
