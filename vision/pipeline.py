@@ -172,6 +172,8 @@ class RefereePipeline:
         """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
         known, and return the result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
+        for ev in self.tracker.flush():  # contested pairs still held when the source ended
+            self._push(ev)
         for name, tc in self.calls:
             self._push_call(name, tc)
         self.calls = []

@@ -48,14 +48,16 @@ hand boxes. Three state machines run on these looks:
   ``one_hand`` seconds (one hand moves cards, one card at a time: ``RULES.md``), and the plays
   of a look whose card left a zone are attributed before the others. No rule names a player
   already credited with a copy of the card on a foundation (one deck each, ``one_copy``).
-* contested plays: the same card leaving two zones at once gives two plays; the second is held
-  until one copy comes back to its zone (that player was second: a collision and a take-back,
-  the second landing timed from the motion over the pile, ``second_landing``) or ``hold``
-  seconds pass (a tie, both at the same time). A held copy back in its zone sooner than
-  ``return_after`` after the landing was only hidden (an arm over it), not played: no play for
-  it. When ``hold`` passes with neither copy back and the hand that laid the card down came
-  surely from the zone of the copy reported at once (``contest_track``), the other copy was
-  no play either (it moved within its zone, or was a misreading): nothing is reported for it.
+* contested plays: the same card leaving two zones at once gives two plays, both held
+  (``hold_both``) until one copy comes back to its zone (that player was second: a collision
+  and a take-back, the second landing timed from the motion over the pile,
+  ``second_landing``) or ``hold`` seconds pass (a tie, both at the same time). A copy back in
+  its zone sooner than ``return_after`` after the landing was only hidden (an arm over it),
+  not played: no play for it. When ``hold`` passes with neither copy back and the hand that
+  laid the card down came surely from one of the two zones (``contest_track``), only that
+  player played it (the other copy was covered where it lay, moved within its zone, or
+  misread); with ``contest_later``, without such a hand, only the copy that left its zone
+  last. Pairs still held when the source ends are settled the same way (:meth:`flush`).
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -199,10 +201,24 @@ class TrackerSettings:
         hold: seconds the second play of a contested pair is held back, waiting for one of the
             two copies to come back to its zone (which says who was second).
         contest_track: when ``hold`` passes with neither copy of a contested pair back and a
-            sure hand track (confidence >= 0.8) named the player reported at once, the held
-            copy is no play (12 rendered rounds with the models: 8 of the 11 pairs that reached
-            the end of the hold had one true play only; the track named the player reported
-            at once in 2 of them, and in none of the 3 true pairs).
+            sure hand track (confidence >= 0.8) named one of its two players, only that
+            player's copy is a play (12 rendered rounds with the models: 8 of the 11 pairs that
+            reached the end of the hold had one true play only; the track named the player
+            reported at once in 2 of them, and in none of the 3 true pairs). Without
+            ``hold_both`` only a track naming the copy reported at once counts.
+        hold_both: hold both copies of a contested pair, not only the second, until it is
+            settled (a copy back in its zone, or ``hold`` passed): a copy reported at once can
+            no longer be withdrawn. 18 rendered rounds with the models (799 plays): of the 15
+            pairs whose hold passed with neither copy back, 12 had one true play only and in 11
+            of them the copy that left its zone first (the one reported at once before) was
+            the one never played (covered in its zone). With the hand track deciding as
+            ``contest_track`` says, extra plays 24 -> 18 and plays all right 740 -> 739 (a true
+            tie whose track named one player). Costs latency: a contested pair is reported when
+            settled, up to ``hold`` seconds after the landing.
+        contest_later: with ``hold_both``, a pair whose hold passed with neither copy back
+            and no sure hand track is one play, by the copy that left its zone last (same 18
+            rounds: extra plays 18 -> 13, plays all right 739 -> 735: true ties lost, and one
+            pair whose later copy was the unplayed one). Off: both are played (a tie).
         zone_legal: a new pile card read under ``weak_read`` as a card that may not go
             there, which no zone lost, is the one card that may go there when that card just
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
@@ -280,6 +296,8 @@ class TrackerSettings:
     carried: float = 0.3
     bare_within: int = 10
     hidden_loses_to_track: bool = True
+    hold_both: bool = True
+    contest_later: bool = False
 
 
 @dataclass
@@ -777,7 +795,7 @@ class RoundTracker:
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
-        self._contest_by_track = False  # set by _by_contest: a sure hand track named the first of the pair
+        self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
         self.ended_at: float | None = None
         """When the round ended (:meth:`end`), seconds; None while it goes on."""
         self.hand_tracks = HandTracker(table.zones, table.shared_area)
@@ -811,6 +829,13 @@ class RoundTracker:
         back in the zones are the players tidying up, not take-backs (:meth:`_taken_back`)."""
         if self.ended_at is None:
             self.ended_at = t
+
+    def flush(self) -> list[dict[str, Any]]:
+        """The source ended: the plays of every contested pair still held, as if its hold had
+        passed (play dicts as :meth:`update` returns, in time order)."""
+        events = [ev for h in self._held for ev in self._expired(h)]
+        self._held = []
+        return sorted(events, key=lambda e: e["t"])
 
     def update(self, look: Look) -> list[dict[str, Any]]:
         """Feed one look; return the events confirmed by it (``play`` / ``take_back`` dicts of
@@ -848,8 +873,7 @@ class RoundTracker:
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
             self._held.remove(h)
-            if not h["track_first"]:  # a tie; or, the hand having come from the first's zone, no play
-                events.append(self._held_play(h, h["t"]))
+            events.extend(self._expired(h))
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
         return sorted(events, key=lambda e: e["t"])
@@ -863,18 +887,22 @@ class RoundTracker:
         if held is not None:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
+            if held["both"]:
+                events.append(self._held_play(held, held["t"], first=True))
             attributed = [(held["player"], held["confidence"], 0.0)]
         else:
             attributed = self._attribute(cand, t)
         if len(attributed) == 2:
-            # a contested pair: report the one whose copy left first now; hold the other
-            # until one of the two copies comes back to its zone (the loser) or ``hold``
-            # passes (a tie: both at the same time)
+            # a contested pair: hold both (``hold_both``; else report the one whose copy left
+            # first now and hold the other) until one of the two copies comes back to its
+            # zone (the loser) or ``hold`` passes (:meth:`_expired`)
+            both = self.settings.hold_both
             self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
                                "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
+                               "first_confidence": attributed[0][1] * scale,
                                "until": look.t + self.settings.hold, "cand": cand,
-                               "track_first": self._contest_by_track})
-            attributed = attributed[:1]
+                               "both": both, "track": self._contest_track})
+            attributed = [] if both else attributed[:1]
         for player, conf, dt in attributed:
             self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
             ev = {"t": round(t + dt, 4), "type": "play", "player": player, "card": cand.label,
@@ -977,13 +1005,31 @@ class RoundTracker:
             return True
         return self.second_landing(p.top.quad, t_first, until) is not None
 
-    def _held_play(self, h: dict[str, Any], t: float) -> dict[str, Any]:
-        """The held play of a contested pair ``h``, reported at ``t`` seconds."""
-        self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(h["player"])
-        ev = {"t": round(t, 4), "type": "play", "player": h["player"], "card": h["card"],
-              "pile": h["pile"], "confidence": round(h["confidence"], 3)}
+    def _held_play(self, h: dict[str, Any], t: float, first: bool = False) -> dict[str, Any]:
+        """The held play of a contested pair ``h`` (its first copy's with ``first``),
+        reported at ``t`` seconds."""
+        who, conf = (h["first"], h["first_confidence"]) if first else (h["player"], h["confidence"])
+        self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(who)
+        ev = {"t": round(t, 4), "type": "play", "player": who, "card": h["card"],
+              "pile": h["pile"], "confidence": round(conf, 3)}
         self._plays.append(dict(ev, _cand=h["cand"]))
         return ev
+
+    def _expired(self, h: dict[str, Any]) -> list[dict[str, Any]]:
+        """The plays of a held contested pair ``h`` whose hold passed with neither copy back:
+        both, at the landing (a tie), unless a sure hand track named one of the two players
+        (``contest_track``: then only that one; while the first copy is reported at once,
+        only when it names the first) or, with ``contest_later``, only the copy that left its
+        zone last."""
+        st = self.settings
+        track = h["track"][0] if st.contest_track and h["track"] is not None else None
+        if not h["both"]:
+            return [] if track == h["first"] else [self._held_play(h, h["t"])]
+        if track in (h["first"], h["player"]):
+            return [self._held_play(h, h["t"], first=track == h["first"])]
+        if st.contest_later:
+            return [self._held_play(h, h["t"])]
+        return [self._held_play(h, h["t"], first=True), self._held_play(h, h["t"])]
 
     def _covered_only(self, name: str, label: str, moved: bool, others: Sequence[str]) -> bool:
         """``name``'s copy of ``label``, back in its zone, was never seen moving while one of
@@ -1005,6 +1051,24 @@ class RoundTracker:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
             self._held.remove(h)
+            if h["both"]:
+                # neither copy reported yet: the one back was only hidden (back too soon: the
+                # other alone was played, at the landing), or was second (a collision) and
+                # taken back; times as below
+                held_back = name == h["player"]
+                if ret.back_t - h["t"] < self.settings.return_after:
+                    events.append(self._held_play(h, h["t"], first=held_back))
+                    return True
+                if held_back:
+                    events.append(self._held_play(h, h["t"], first=True))
+                    events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
+                else:
+                    events.append(self._held_play(h, h["t"] - gap))
+                    events.append(self._held_play(h, h["t"], first=True))
+                self._owner_of_pile_card[(h["pile"], label)].remove(name)
+                events.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
+                               "pile": h["pile"]})
+                return True
             if name == h["player"] and ret.back_t - h["t"] < self.settings.return_after:
                 return True
             if name == h["player"]:
@@ -1120,8 +1184,8 @@ class RoundTracker:
         a, b = sure[1], sure[0]
         for name, _, _ in (a, b):
             self.zone_cards.use(name, ev.cand.label)
-        by_track = self.settings.contest_track and ev.track is not None and ev.track[1] >= 0.8
-        self._contest_by_track = by_track and ev.track[0] == a[0]  # read by update() for the held copy
+        sure_track = ev.track is not None and ev.track[1] >= 0.8
+        self._contest_track = ev.track if sure_track else None  # read by _report() for the held pair
         return "contested", [(a[0], 0.8 * ev.prob, 0.0), (b[0], 0.8 * ev.prob, 0.0)]
 
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
