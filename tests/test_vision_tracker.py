@@ -422,22 +422,14 @@ def _phantom_pair(settings: TrackerSettings, hand_from_red: bool = True, looks_a
     leaves red's zone, carried (with ``hand_from_red``) by a hand from red's zone, and an AH
     lands; blue's copy does not come back before the hold ends. Returns the play events."""
     s = Stream(settings)
-
-    def look(faces: list, hands: list) -> None:
-        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, 0.99, q) for lbl, q in faces],
-                  np.asarray(hands, np.float32).reshape(-1, 4))
-        s.frame += 3
-        s.events += s.tracker.update(lk)
-
     blue_ah = ("AH", card(100, 300))
-    for _ in range(3):
-        look([RED_AH, blue_ah], [[460, 600, 540, 680]])      # red's hand rests in red's zone
-    look([RED_AH], [[460, 600, 540, 680]])                   # blue's ace covered (first to go)
-    look([], [[460, 600, 540, 680]])                         # red's lifted
+    rest = [[460, 600, 540, 680]]                            # red's hand resting in red's zone
+    s.repeat(3, RED_AH, blue_ah, hands=rest)
+    s.look(RED_AH, hands=rest)                               # blue's ace covered (first to go)
+    s.look(hands=rest)                                       # red's lifted
     for y in (470, 380, 300):
-        look([], [[460, y - 40, 540, y + 40]] if hand_from_red else [])   # ... carried up
-    for _ in range(looks_after):
-        look([("AH", card(500, 300))], [])
+        s.look(hands=[[460, y - 40, 540, y + 40]] if hand_from_red else [])   # ... carried up
+    s.repeat(looks_after, ("AH", card(500, 300)))
     return [e for e in s.events if e["type"] == "play"]
 
 
