@@ -3,7 +3,8 @@
 The tracker confirms a change on a pile only at a look (every ``stride``-th frame) and only once
 hands are out of the way, which is later than the landing. :class:`ArrivalTimer` keeps every
 frame of the last few seconds, small and grey, and walks back from the confirming frame (and
-from the first look that showed the card; the earlier arrival wins) over the new card's quad: a pixel that changed between the pile's old state and its new one votes
+from the first look that showed the card; the earlier arrival wins) over the new card's quad:
+a pixel that changed between the pile's old state and its new one votes
 "new" in a frame when it is closer there to the new state than to the old one. The arrival is
 the earliest frame of the last run of frames in which at least ``on`` of those pixels vote
 "new" (gaps of up to ``gap`` frames allowed, for the hand that lets go of the card). This is
@@ -59,6 +60,15 @@ class ArrivalTimer:
         small = cv2.resize(frame, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         self.frames.append((index, t, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)))
 
+    def _mask(self, quad: np.ndarray, eroded: bool = True) -> np.ndarray:
+        """``(h, w)`` bool: the buffered frames' pixels inside ``quad`` (``(4, 2)`` frame
+        pixels), shrunk by one pixel with ``eroded`` (the card's edge blends into the cloth)."""
+        mask = np.zeros(self.frames[-1][2].shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(np.asarray(quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
+        if eroded:
+            mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
+        return mask > 0
+
     def _at(self, index: int) -> int | None:
         for i, (fi, _, _) in enumerate(self.frames):
             if fi >= index:
@@ -76,9 +86,7 @@ class ArrivalTimer:
         if i_old is None or i_old >= len(self.frames) - 1:
             return None
         ref, old = self.frames[-1][2], self.frames[i_old][2]
-        mask = np.zeros(ref.shape, np.uint8)
-        cv2.fillConvexPoly(mask, np.round(np.asarray(cand.quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
-        mask = cv2.erode(mask, np.ones((3, 3), np.uint8)) > 0
+        mask = self._mask(cand.quad)
         if not mask.any():
             return None
         return float(np.mean(np.abs(ref[mask] - old[mask]) > threshold))
@@ -101,12 +109,10 @@ class ArrivalTimer:
         if i_old is None or i_old >= i_new:
             return cand.t_seen
         ref, old = self.frames[i_new][2], self.frames[i_old][2]
-        mask = np.zeros(ref.shape, np.uint8)
-        cv2.fillConvexPoly(mask, np.round(np.asarray(cand.quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
-        mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
-        changed = (mask > 0) & (np.abs(ref - old) > 18)
+        mask = self._mask(cand.quad)
+        changed = mask & (np.abs(ref - old) > 18)
         if changed.sum() < 8:
-            changed = mask > 0
+            changed = mask
         if not changed.any():
             return cand.t_seen
         r, o = ref[changed], old[changed]
@@ -143,9 +149,7 @@ class ArrivalTimer:
         idx = [i for i, (_, t, _) in enumerate(self.frames) if t_first < t <= until]
         if len(idx) < 3 or idx[0] == 0:
             return None
-        mask = np.zeros(self.frames[idx[0]][2].shape, np.uint8)
-        cv2.fillConvexPoly(mask, np.round(np.asarray(quad, np.float32).reshape(4, 2) * self.scale).astype(np.int32), 1)
-        mask = mask > 0
+        mask = self._mask(quad, eroded=False)
         if not mask.any():
             return None
         moves = [float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[i - 1][2][mask]) > threshold)) > moving
