@@ -161,6 +161,20 @@ def test_a_pile_seen_empty_for_long_enough_has_left_and_its_place_can_hold_a_new
     assert [(e["card"], e["pile"]) for e in s.events] == [("AH", 1), ("AS", 2)]
 
 
+@pytest.mark.parametrize("occupy, piles", [(True, [1, 1]), (False, [1, 2])])
+def test_a_pile_whose_new_top_is_read_weakly_for_long_is_still_there(occupy, piles):
+    # red's AH then 2H on pile 1; the 2H is read below min_prob for 1 s (longer than gone_after)
+    # before it is read well: the pile never left, so it is a play on pile 1, not a new pile
+    s = Stream(TrackerSettings(gone_after=0.5, weak_reads_occupy=occupy))
+    s.repeat(2, RED_AH, ("2H", card(560, 600)))
+    s.repeat(3, ("AH", card(500, 300)), ("2H", card(560, 600)))
+    s.repeat(3, ("AH", card(500, 300)))
+    for _ in range(10):
+        _look(s, [("2H", 0.2, card(502, 301))])
+    s.repeat(3, ("2H", card(502, 301)))
+    assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == [("AH", 1), ("2H", piles[1])]
+
+
 def test_arrival_timer_finds_the_first_frame_with_the_card_on_the_pile():
     timer = ArrivalTimer(scale=0.5, fps=30)
     quad = card(200, 150, 60, 84)

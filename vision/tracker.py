@@ -12,8 +12,9 @@ hand boxes. Three state machines run on these looks:
 * :class:`PileTracker` (shared area): a pile is a place on the table with a top card. A sighting
   that matches no pile and stays put for ``confirm`` looks, away from hands, opens a pile; a
   different top card on a pile, seen the same way, is a new card on it; the card that was under
-  the top coming back is a take-back. A pile not seen for ``gone_after`` seconds while nothing
-  hides its place has left the area (a completed pile set aside). The rules are a prior on what
+  the top coming back is a take-back. A pile whose place shows no card (however weakly read)
+  for ``gone_after`` seconds while nothing hides it has left the area (a completed pile set
+  aside). The rules are a prior on what
   is read there, never a substitute (``shared/DESIGN.md``): a reading whose runner-up is the
   card that may legally come next (an ace, for a new pile; on a pile, only for a card lying
   differently from the top) becomes that card only when the runner-up's probability times
@@ -170,6 +171,10 @@ class TrackerSettings:
             used to confirm a change.
         gone_after: seconds a pile's place is seen empty (no hand over it) before the pile has
             left the area.
+        weak_reads_occupy: a face seen at a pile's place keeps the pile there however weakly it
+            is read (below ``min_prob``, or not whole); False: only the sightings that may
+            confirm a change do (before 2026-12-01, when a pile whose new top was read at
+            0.3 for two seconds was set aside and opened again as a new pile).
         vanish_window: seconds before a landing in which the card must have vanished from a
             zone to be that zone's player's.
         min_prob: sightings whose label probability is below this are ignored.
@@ -273,6 +278,7 @@ class TrackerSettings:
     still: float = 0.08
     max_hidden: float = 0.15
     gone_after: float = 1.5
+    weak_reads_occupy: bool = True
     vanish_window: float = 4.0
     min_prob: float = 0.3
     same_card_is_same: bool = True
@@ -459,13 +465,18 @@ class PileTracker:
                 # top itself read differently in another look must not become the next card
                 moved = not p.top.is_(s.label) and not self._same_pose(s.quad, p.top.quad)
                 seen[p.id] = _with_prior(s, _next_on(p.top.label), st.rules_prior) if moved else s
+        # piles whose place shows a face however it is read (a card read weakly in every look
+        # is still a card there: a pile leaves the area only when its place is bare)
+        occupied = {m.id for m in map(self._match, faces) if m is not None} if st.weak_reads_occupy else set()
         for p in self.piles:
             if p.gone:
                 continue
             s = seen.get(p.id)
             if s is None:
                 hidden = boxes_overlap(Sighting(p.top.label, 1.0, p.top.quad).box, look.hands)
-                if hidden < 0.05:
+                if p.id in occupied:
+                    p.empty_since = None
+                elif hidden < 0.05:
                     p.empty_since = p.empty_since if p.empty_since is not None else look.t
                     if look.t - p.empty_since >= st.gone_after:
                         p.gone = True
