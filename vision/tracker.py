@@ -42,7 +42,7 @@ hand boxes. Three state machines run on these looks:
   layout hides cards they are not playing). When no zone saw it
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
-  card (0.7 x at most), a low-confidence card that left a zone just before (0.6 x), a copy
+  card (0.7 x at most; off by default, ``TrackerSettings.runner_up``), a low-confidence card that left a zone just before (0.6 x), a copy
   seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
   (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
   (0.2 x, for review). These weaker rules skip a player who has another play landing within
@@ -224,6 +224,12 @@ class TrackerSettings:
             and no sure hand track is one play, by the copy that left its zone last (same 18
             rounds: extra plays 18 -> 13, plays all right 739 -> 735: true ties lost, and one
             pair whose later copy was the unplayed one). Off: both are played (a tie).
+        runner_up: the ``runner_up`` owner rule (:meth:`RoundTracker._by_runner_up`: a zone
+            card read as another, with this card among its runners-up, that just left). Off
+            since the rectified-card classifier of 2026-12-01 (stage B, ``models/MODEL_CARD.md``):
+            with it the rule named the right owner 9 times and a wrong one 11 times on 22
+            rendered rounds, and without it plays all right went 912 -> 917 of 992 (the rules
+            after it, the hand and the nearest zone, decide those plays).
         zone_legal: a new pile card read under ``weak_read`` as a card that may not go
             there, which no zone lost, is the one card that may go there when that card just
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
@@ -304,6 +310,7 @@ class TrackerSettings:
     hidden_loses_to_track: bool = True
     hold_both: bool = True
     contest_later: bool = False
+    runner_up: bool = False
 
 
 @dataclass
@@ -1254,7 +1261,10 @@ class RoundTracker:
         return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
 
     def _by_runner_up(self, ev: _Evidence) -> _Ruled:
-        """A card read as another in its zone, with this one its runner-up, that left."""
+        """A card read as another in its zone, with this one its runner-up, that left (only
+        with ``TrackerSettings.runner_up``)."""
+        if not self.settings.runner_up:
+            return None
         runner = [r for r in self.zone_cards.runner_up_vanished(ev.cand.label, ev.t, self.settings.vanish_window, 0.05)
                   if r[0] not in ev.busy]
         if not runner:
