@@ -285,6 +285,19 @@ def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
     assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC", "2C", "4C", "9S"]
 
 
+@pytest.mark.parametrize("runner_up, owner", [(True, "red"), (False, "blue")])
+def test_a_zone_card_whose_runner_up_was_the_played_card_names_the_owner_only_when_asked(runner_up, owner):
+    # red's zone shows a card read clearly as 4D, AH its runner-up; it leaves, and an AH opens a
+    # pile nearer blue's zone. No zone lost an AH, no hand was seen: the runner-up rule names
+    # red; without it (the default) the last resort, the zone nearest the pile, names blue
+    s = Stream(TrackerSettings(runner_up=runner_up))
+    for _ in range(3):
+        _look_with_alts(s, ("4D", 0.9, (("AH", 0.2),), card(500, 600)))
+    for _ in range(3):
+        _look_with_alts(s, ("AH", 0.95, (), card(350, 300)))
+    assert [(e["card"], e["player"]) for e in s.events if e["type"] == "play"] == [("AH", owner)]
+
+
 def test_with_no_prior_the_reading_stands():
     s = Stream(TrackerSettings(rules_prior=1.0))
     for _ in range(3):

@@ -42,8 +42,8 @@ hand boxes. Three state machines run on these looks:
   layout hides cards they are not playing). When no zone saw it
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
-  card (0.7 x at most; off by default, ``TrackerSettings.runner_up``), a low-confidence card that left a zone just before (0.6 x), a copy
-  seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
+  card (0.7 x at most; off by default, ``TrackerSettings.runner_up``), a low-confidence card
+  that left a zone just before (0.6 x), a copy seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
   (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
   (0.2 x, for review). These weaker rules skip a player who has another play landing within
   ``one_hand`` seconds (one hand moves cards, one card at a time: ``RULES.md``), and the plays
@@ -173,8 +173,8 @@ class TrackerSettings:
             left the area.
         weak_reads_occupy: a face seen at a pile's place keeps the pile there however weakly it
             is read (below ``min_prob``, or not whole); False: only the sightings that may
-            confirm a change do (before 2026-12-01, when a pile whose new top was read at
-            0.3 for two seconds was set aside and opened again as a new pile).
+            confirm a change do (as before 2026-12-01, when a pile whose new top was read at
+            about 0.3 for 1.5 s was set aside and its card opened a new pile at its place).
         vanish_window: seconds before a landing in which the card must have vanished from a
             zone to be that zone's player's.
         min_prob: sightings whose label probability is below this are ignored.
@@ -228,8 +228,8 @@ class TrackerSettings:
             card read as another, with this card among its runners-up, that just left). Off
             since the rectified-card classifier of 2026-12-01 (stage B, ``models/MODEL_CARD.md``):
             with it the rule named the right owner 9 times and a wrong one 11 times on 22
-            rendered rounds, and without it plays all right went 912 -> 917 of 992 (the rules
-            after it, the hand and the nearest zone, decide those plays).
+            rendered rounds, and without it plays all right went 912 -> 917 of 992 (the
+            weaker rules after it decide those plays).
         zone_legal: a new pile card read under ``weak_read`` as a card that may not go
             there, which no zone lost, is the one card that may go there when that card just
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
