@@ -43,8 +43,9 @@ hand boxes. Three state machines run on these looks:
   vanish, in this order: a zone that has not shown it since a hand covered its place (0.9 x),
   the zone the hand's track came from (0.6 x), a zone card whose runner-up reading was this
   card (0.7 x at most; off by default, ``TrackerSettings.runner_up``), a low-confidence card
-  that left a zone just before (0.6 x), a copy seen in one look only, long before (0.5 x), the zone nearest the hand that was over the pile
-  (0.4 x at most), and, so that the pile does not lose the card, the zone nearest the pile
+  that left a zone just before (0.6 x), a copy seen in one look only, long before (0.5 x),
+  the zone nearest the hand that was over the pile (0.4 x at most), and, so that the pile
+  does not lose the card, the zone nearest the pile
   (0.2 x, for review). These weaker rules skip a player who has another play landing within
   ``one_hand`` seconds (one hand moves cards, one card at a time: ``RULES.md``), and the plays
   of a look whose card left a zone are attributed before the others. No rule names a player
