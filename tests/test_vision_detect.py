@@ -125,6 +125,25 @@ def test_training_without_the_train_extra_says_how_to_install(monkeypatch, tmp_p
         train_detector(tmp_path / "data.yaml", epochs=1)
 
 
+def test_several_classify_sets_merge_as_links_without_collisions(tmp_path):
+    from nertz.vision.train import TrainError, merge_classify_sets
+
+    for name in ("setA", "setB"):
+        for split, cls in (("train", "5H"), ("train", "AS"), ("val", "5H")):
+            (tmp_path / name / split / cls).mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / split / cls / "s00001_0_1.png").write_bytes(name.encode())
+    out = merge_classify_sets([tmp_path / "setA", tmp_path / "setB"], tmp_path / "merged")
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
+    assert files == ["train/5H/setA_s00001_0_1.png", "train/5H/setB_s00001_0_1.png",
+                     "train/AS/setA_s00001_0_1.png", "train/AS/setB_s00001_0_1.png",
+                     "val/5H/setA_s00001_0_1.png", "val/5H/setB_s00001_0_1.png"]
+    assert (out / "train/5H/setB_s00001_0_1.png").read_bytes() == b"setB"   # links to the files
+    merge_classify_sets([tmp_path / "setA"], out)                           # again: nothing doubled
+    assert len(list(out.rglob("*.png"))) == 6
+    with pytest.raises(TrainError, match="no train/ folder"):
+        merge_classify_sets([tmp_path / "missing"], tmp_path / "m2")
+
+
 @pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
 def test_detect_command_reads_each_image_at_the_size_asked(tmp_path, monkeypatch):
     from typer.testing import CliRunner

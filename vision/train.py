@@ -160,6 +160,40 @@ def _resume(run: Path) -> Path:
     return run / "weights" / "best.pt"
 
 
+def merge_classify_sets(sources: list[Path], out: Path) -> Path:
+    """One classification folder over several (``train/<class>/``, ``val/<class>/`` each): the
+    files are linked, not copied, named ``<set folder>_<file>`` so that sets never collide;
+    links already there are kept (merging one more set into ``out`` adds it).
+
+    Args:
+        sources: folders written by :func:`nertz.datasets.export.write_dataset` (classify,
+            card or strip kinds).
+        out: the merged folder (created).
+
+    Returns:
+        ``out``.
+
+    Raises:
+        TrainError: a source without a ``train/`` folder.
+    """
+    for src in sources:
+        if not (Path(src) / "train").is_dir():
+            raise TrainError(f"classification folder {src} has no train/ folder")
+    for src in sources:
+        src = Path(src).resolve()
+        for split in ("train", "val"):
+            if not (src / split).is_dir():
+                continue
+            for cls in sorted(d for d in (src / split).iterdir() if d.is_dir()):
+                dest = Path(out) / split / cls.name
+                dest.mkdir(parents=True, exist_ok=True)
+                for f in sorted(cls.iterdir()):
+                    link = dest / f"{src.name}_{f.name}"
+                    if not link.exists():
+                        link.symlink_to(f)
+    return Path(out)
+
+
 def train_classifier(data: Path, epochs: int = 15, imgsz: int = 96, seed: int = 0, resume: bool = False,
                      batch: int = 128, model: str = "yolo11n-cls.yaml", project: Path = RUNS / "classify",
                      name: str = CLASSIFIER_NAME, device: str = "cpu", **overrides: Any) -> Path:

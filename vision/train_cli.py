@@ -86,7 +86,9 @@ def detector(
 
 @app.command("classifier")
 def classifier(
-    data: Annotated[Optional[Path], typer.Option(help="folder of a classify set; default: render one")] = None,
+    data: Annotated[Optional[list[Path]], typer.Option(help="folder of a classify set; repeat it to train on "
+                                                            "several (merged as links in runs/data/<A>+<B>...); "
+                                                            "default: render one")] = None,
     images: Annotated[int, typer.Option(help="card crops to render when --data is not given")] = 16000,
     epochs: Annotated[int, typer.Option(help="training epochs")] = 15,
     imgsz: Annotated[int, typer.Option(help="crop size, pixels")] = 96,
@@ -121,8 +123,14 @@ def classifier(
     try:
         from nertz.datasets.export import write_dataset
 
-        from .train import RUNS, export_onnx, train_classifier
+        from .train import RUNS, export_onnx, merge_classify_sets, train_classifier
 
+        if not data:
+            data = None
+        elif len(data) > 1:
+            data = merge_classify_sets(data, RUNS / "data" / "+".join(d.name for d in data))
+        else:
+            data = data[0]
         if kind not in ("classify", "card", "strip"):
             raise ValueError(f"--kind is 'classify', 'card' or 'strip', not {kind!r}")
         card = kind == "card"
