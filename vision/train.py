@@ -189,7 +189,7 @@ def merge_classify_sets(sources: list[Path], out: Path) -> Path:
                 dest.mkdir(parents=True, exist_ok=True)
                 for f in sorted(cls.iterdir()):
                     link = dest / f"{src.name}_{f.name}"
-                    if not link.exists():
+                    if not link.is_symlink():  # a link already there (even to a moved file) is kept
                         link.symlink_to(f)
     return Path(out)
 
