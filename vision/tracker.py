@@ -461,11 +461,16 @@ class PileTracker:
         out: list[PlayCandidate] = []
         seen: dict[int, Sighting] = {}
         unmatched: list[Sighting] = []
+        # piles whose place shows a face however it is read (a card read weakly in every look
+        # is still a card there: a pile leaves the area only when its place is bare)
+        occupied: set[int] = set()
         # the most visible sighting per pile (a pile shows one top card)
         for s in sorted(faces, key=lambda s: s.hidden):
+            p = self._match(s)
+            if p is not None and st.weak_reads_occupy:
+                occupied.add(p.id)
             if s.prob < st.min_prob or not s.whole:
                 continue
-            p = self._match(s)
             if p is None:
                 unmatched.append(_with_prior(s, _ACES, st.rules_prior))
             elif p.id not in seen:
@@ -473,9 +478,6 @@ class PileTracker:
                 # top itself read differently in another look must not become the next card
                 moved = not p.top.is_(s.label) and not self._same_pose(s.quad, p.top.quad)
                 seen[p.id] = _with_prior(s, _next_on(p.top.label), st.rules_prior) if moved else s
-        # piles whose place shows a face however it is read (a card read weakly in every look
-        # is still a card there: a pile leaves the area only when its place is bare)
-        occupied = {m.id for m in map(self._match, faces) if m is not None} if st.weak_reads_occupy else set()
         for p in self.piles:
             if p.gone:
                 continue
@@ -1070,35 +1072,26 @@ class RoundTracker:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
             self._held.remove(h)
-            if h["both"]:
-                # neither copy reported yet: the one back was only hidden (back too soon: the
-                # other alone was played, at the landing), or was second (a collision) and
-                # taken back; times as below
-                held_back = name == h["player"]
-                if ret.back_t - h["t"] < self.settings.return_after:
+            held_back = name == h["player"]
+            if ret.back_t - h["t"] < self.settings.return_after and (held_back or h["both"]):
+                # back too soon: only hidden, no play for it; the other copy alone was played,
+                # at the landing (already reported unless both were held)
+                if h["both"]:
                     events.append(self._held_play(h, h["t"], first=held_back))
-                    return True
-                if held_back:
-                    events.append(self._held_play(h, h["t"], first=True))
-                    events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
-                else:
-                    events.append(self._held_play(h, h["t"] - gap))
-                    events.append(self._held_play(h, h["t"], first=True))
-                self._owner_of_pile_card[(h["pile"], label)].remove(name)
-                events.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
-                               "pile": h["pile"]})
                 return True
-            if name == h["player"] and ret.back_t - h["t"] < self.settings.return_after:
-                return True
-            if name == h["player"]:
+            # that player was second (a collision) and took the card back: the held copy's
+            # play is timed by the second landing, or the first copy's just before the other's
+            if held_back:
+                if h["both"]:
+                    events.append(self._held_play(h, h["t"], first=True))
                 events.append(self._held_play(h, self._second_arrival(h["pile"], h["t"], look.t)))
-            else:  # the one reported first came back: the held one was first
+            else:
                 events.append(self._held_play(h, h["t"] - gap))
-                owners = self._owner_of_pile_card.get((h["pile"], label), [])
-                if name in owners:
-                    owners.remove(name)
-            if name in self._owner_of_pile_card.get((h["pile"], label), []):
-                self._owner_of_pile_card[(h["pile"], label)].remove(name)
+                if h["both"]:
+                    events.append(self._held_play(h, h["t"], first=True))
+            owners = self._owner_of_pile_card.get((h["pile"], label), [])
+            if name in owners:
+                owners.remove(name)
             events.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": h["pile"]})
             return True
         return False
