@@ -32,6 +32,10 @@ def test_tracks_follow_fast_hands_and_remember_the_zone_they_came_from():
     assert ht.owner_of(box, 6, 12, exclude="red") is None
     # a box that no tracked hand overlapped
     assert ht.owner_of(np.array([850, 210, 880, 240], np.float32), 0, 12) is None
+    # came_from: red's hand was over the box in looks 9-12, blue's never
+    assert ht.came_from("red", box, 6, 12) and ht.came_from("red", box, 9, 9)
+    assert not ht.came_from("red", box, 0, 3)          # still in red's zone then
+    assert not ht.came_from("blue", box, 0, 12)
 
 
 def test_a_jump_beyond_max_jump_starts_a_new_track_without_a_zone():

@@ -745,3 +745,58 @@ def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile()
     plays = [e for e in s.events if e["type"] == "play"]
     assert [(p["player"], p["card"], p["pile"]) for p in plays] == [("red", "AH", 1), ("red", "2H", 1)]
     assert plays[0]["t"] < plays[1]["t"]
+
+
+@pytest.mark.parametrize("settle_seen_once", [True, False])
+def test_a_held_copy_seen_back_once_before_the_hold_ends_settles_the_pair(settle_seen_once):
+    # both copies leave, an AH lands; red's copy shows in red's zone in one look 0.8 s later,
+    # then a hand covers its place again until the hold (1.5 s) has passed
+    s = Stream(TrackerSettings(settle_seen_once=settle_seen_once))
+    pile = ("AH", card(500, 300))
+    over_red = [[460, 560, 540, 640]]
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2)
+    s.repeat(8, pile)                                   # lands at about 0.4 s
+    s.look(pile, RED_AH)                                # red's copy back, seen once ...
+    s.repeat(12, pile, hands=over_red)                  # ... then under a hand past the hold
+    got = [(e["type"], e["player"]) for e in s.events]
+    if settle_seen_once:
+        # red was second: blue's play, red's play after it, red's take-back
+        assert got == [("play", "blue"), ("play", "red"), ("take_back", "red")]
+        assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
+    else:
+        # the hold passes with neither copy confirmed back: a tie
+        assert sorted(got) == [("play", "blue"), ("play", "red")] and s.events[0]["t"] == s.events[1]["t"]
+
+
+def _copy_hidden_across_a_landing(settings: TrackerSettings, reach: bool) -> list[tuple[str, str]]:
+    """Blue's AH is never seen gone: blue's hand lies over its place from before red's AH
+    lands until 1.3 s later, when it shows again where it lay; with ``reach`` the arm reaches
+    over the pile meanwhile (carrying blue's copy there and back). Returns (type, player)."""
+    s = Stream(settings)
+    blue_ah, pile = ("AH", card(100, 300)), ("AH", card(500, 300))
+    over_blue, arm = [[60, 250, 140, 350]], [[60, 250, 520, 350]]
+    s.repeat(3, RED_AH, blue_ah)
+    s.look(blue_ah)                                     # red's ace is lifted
+    s.repeat(2, hands=over_blue)                        # blue's hand covers blue's ace
+    s.repeat(6, pile, hands=arm if reach else over_blue)   # red's has landed
+    s.repeat(4, pile, hands=over_blue)                  # the hand back over blue's zone
+    s.repeat(3, pile, blue_ah)                          # blue's ace shows again
+    return [(e["type"], e["player"]) for e in s.events]
+
+
+def test_a_copy_hidden_under_its_players_arm_across_another_players_landing_was_the_loser():
+    loser = [("play", "red"), ("play", "blue"), ("take_back", "blue")]
+    assert _copy_hidden_across_a_landing(TrackerSettings(), reach=True) == loser
+    # off, or no hand of blue's went over the pile: blue's copy only lay hidden
+    assert _copy_hidden_across_a_landing(TrackerSettings(hidden_return=0.0), reach=True) == [("play", "red")]
+    assert _copy_hidden_across_a_landing(TrackerSettings(), reach=False) == [("play", "red")]
+
+
+def test_a_copy_hidden_with_no_landing_of_its_card_is_no_play():
+    s = Stream()
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.repeat(10, RED_AH, hands=[[60, 250, 140, 350]])   # a hand rests over blue's ace for 1 s
+    s.repeat(3, RED_AH, blue_ah)
+    assert s.events == []

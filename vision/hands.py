@@ -141,6 +141,22 @@ class HandTracker:
             return c1
         return c1 + (c1 - _centre(b0)) / (t1 - t0) * (t - t1)
 
+    def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:
+        """Whether a hand from ``zone`` (a track last in that zone before) was over ``box``
+        (``(4,)`` xyxy pixels) in a look between ``frame_from`` and ``frame_to`` (inclusive)."""
+        box = np.asarray(box, np.float32)
+        for tr in [*self.tracks, *self._ended]:
+            zone_before: str | None = None
+            for frame, _, b, z in tr.history:
+                if frame > frame_to:
+                    break
+                if (frame >= frame_from and zone_before == zone
+                        and b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]):
+                    return True
+                if z is not None:
+                    zone_before = z
+        return False
+
     def owner_of(self, box: np.ndarray, frame_from: int, frame_to: int,
                  exclude: str | None = None) -> tuple[str, float] | None:
         """The player whose hand laid a card down.

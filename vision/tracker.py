@@ -53,13 +53,18 @@ hand boxes. Three state machines run on these looks:
 * contested plays: the same card leaving two zones at once gives two plays, both held
   (``hold_both``) until one copy comes back to its zone (that player was second: a collision
   and a take-back, the second landing timed from the motion over the pile,
-  ``second_landing``) or ``hold`` seconds pass (a tie, both at the same time). A copy back in
+  ``second_landing``; a copy seen back in one look before a hand covered it again counts,
+  ``settle_seen_once``) or ``hold`` seconds pass (a tie, both at the same time). A copy back in
   its zone sooner than ``return_after`` after the landing was only hidden (an arm over it),
   not played: no play for it. When ``hold`` passes with neither copy back and the hand that
   laid the card down came surely from one of the two zones (``contest_track``), only that
   player played it (the other copy was covered where it lay, moved within its zone, or
   misread); with ``contest_later``, without such a hand, only the copy that left its zone
   last. Pairs still held when the source ends are settled the same way (:meth:`flush`).
+  A loser's copy may never be seen leaving its zone (the arm that carries it to the pile and
+  back hides its place throughout): a copy seen again after being hidden across another
+  player's landing of the same card, while a hand from its zone went over that pile, was
+  played second and taken back (``hidden_return``).
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -231,6 +236,23 @@ class TrackerSettings:
             with it the rule named the right owner 9 times and a wrong one 11 times on 22
             rendered rounds, and without it plays all right went 912 -> 917 of 992 (the
             weaker rules after it decide those plays).
+        hidden_return: a zone card never seen gone but hidden (a hand over its place) for at
+            least this many seconds and then seen again where it lay is reported as a possible
+            return (:class:`Returned` ``hidden``): when the same card landed on a pile for
+            another player meanwhile and a hand from this player's zone went over that pile,
+            this player's copy went there second and was taken back under the arm (the
+            contest's loser, :meth:`RoundTracker._taken_back`). 0 turns it off. 32 rendered
+            rounds (2026-12-01): perfect eyes, collisions ruled right 56 -> 57 of 66, nothing
+            else changed; with the models no change. Without the hand over the pile the same
+            inference made an extra play with the models (a hand rests over its own layout
+            often).
+        settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
+            seen back in its zone in one look only (clearly, ``return_prob``), when a hand
+            covered it again before the ``zone_confirm`` looks that report a return; False:
+            such a pair is a tie. 26 rendered rounds, perfect eyes: collisions right 37 -> 39
+            of 44 (two losers seen back once 1.2 s after the landing, then under a hand),
+            exact rounds 22 -> 23; 32 rounds with the models: collisions 52 -> 53 of 66,
+            nothing else changed.
         zone_legal: a new pile card read under ``weak_read`` as a card that may not go
             there, which no zone lost, is the one card that may go there when that card just
             left a zone (:meth:`RoundTracker._legal_from_zones`; 12 rendered rounds with the
@@ -312,6 +334,8 @@ class TrackerSettings:
     hold_both: bool = True
     contest_later: bool = False
     runner_up: bool = False
+    hidden_return: float = 0.5
+    settle_seen_once: bool = True
 
 
 @dataclass
@@ -604,6 +628,8 @@ class Returned(NamedTuple):
         moved: it was seen moving before it left (carried, not only covered).
         back_t: the first look that showed it back, seconds.
         prob: the best label probability it has been seen back with, 0..1.
+        hidden: it was never seen gone, only hidden (a hand over its place) for at least
+            ``hidden_return`` seconds; ``gone_t`` is then the last look that showed it before.
     """
 
     player: str
@@ -613,6 +639,7 @@ class Returned(NamedTuple):
     moved: bool
     back_t: float
     prob: float
+    hidden: bool = False
 
 
 @dataclass
@@ -651,7 +678,9 @@ class ZoneTracker:
         Returns:
             a :class:`Returned` for each card back in a zone it had left (for instance a card
             taken back from a foundation), once it has been seen there again in
-            ``zone_confirm`` looks.
+            ``zone_confirm`` looks; and (``hidden``) for each card seen in ``zone_confirm``
+            looks before, seen again after a hand hid its place for ``hidden_return`` seconds
+            or more.
         """
         back: list[Returned] = []
         for name, zone in self.cards.items():
@@ -664,6 +693,12 @@ class ZoneTracker:
                     zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob,
                                                    alts=s.alts)
                 else:
+                    if (self.settings.hidden_return and zc.seen >= self.settings.zone_confirm
+                            and look.t - zc.last_seen_t >= self.settings.hidden_return):
+                        # hidden by a hand for a while, never seen gone: perhaps carried to a
+                        # pile and brought back under the hand (RoundTracker._taken_back decides)
+                        back.append(Returned(name, s.label, zc.last_seen_t, zc.seen, zc.moved, look.t, s.prob,
+                                             hidden=True))
                     c0, _, w0 = quad_pose(zc.quad)
                     c1, _, _ = quad_pose(s.quad)
                     zc.moved = zc.moved or float(np.linalg.norm(c1 - c0)) > self.settings.carried * w0
@@ -835,6 +870,12 @@ class RoundTracker:
             out.append((p.id, p.top.label, p.top.quad, owners[-1]))
         return out
 
+    def _hand_from(self, name: str, ev: dict[str, Any], frame_to: int) -> bool:
+        """Whether a hand from ``name``'s zone was over the pile card of play ``ev`` between the
+        pile's state before it and the look of frame ``frame_to`` (:meth:`HandTracker.came_from`)."""
+        cand = ev["_cand"]
+        return self.hand_tracks.came_from(name, Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, frame_to)
+
     def where(self, s: Sighting) -> str | None:
         """``"shared"``, a zone's name, or None for a sighting's centre."""
         c, _, _ = s.pose
@@ -893,6 +934,8 @@ class RoundTracker:
             self._report(cand, t, look, events)
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
+            if self.settings.settle_seen_once and self._settle_seen_once(h, look, events):
+                continue
             self._held.remove(h)
             events.extend(self._expired(h))
         if self.settings.infer_take_backs:
@@ -1067,6 +1110,8 @@ class RoundTracker:
         all 5 back 0.5 s or more after the landing, the hidden one after 0.1 s). True when
         ``ret`` settled a held pair."""
         name, label = ret[0], ret[1]
+        if ret.hidden:
+            return False
         gap = self.table.rules.tie_window + 1 / 30
         for h in self._held:
             if h["card"] != label or name not in (h["player"], h["first"]):
@@ -1096,6 +1141,24 @@ class RoundTracker:
             return True
         return False
 
+    def _settle_seen_once(self, h: dict[str, Any], look: Look, events: list[dict[str, Any]]) -> bool:
+        """A held contested pair ``h`` whose hold passed: if one of its copies has been seen
+        back in its zone in one look (clearly, ``return_prob``) though not yet in the
+        ``zone_confirm`` looks that report a return (a hand over the zone again), settle it by
+        that copy as :meth:`_settle_held` does (the return is then not reported again). When
+        both were seen back, the one seen first. True when settled."""
+        pending = []
+        for name in (h["player"], h["first"]):
+            zc = self.zone_cards.cards.get(name, {}).get(h["card"])
+            if zc is not None and zc.came_back is not None and zc.prob >= self.settings.return_prob:
+                pending.append((zc.first_seen_t, name, zc))
+        if not pending:
+            return False
+        _, name, zc = min(pending, key=lambda x: x[0])
+        ret = Returned(name, h["card"], *zc.came_back, zc.first_seen_t, zc.prob)
+        zc.came_back = None
+        return self._settle_held(ret, look, events)
+
     def _taken_back(self, returned: list[Returned], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
         still shows it (read there clearly, ``return_prob``, and first seen back no sooner than
@@ -1104,13 +1167,16 @@ class RoundTracker:
         card, the returning player played second: their play (just after the other, beyond the tie window) and the
         take-back are reported. If the returning player was the one credited, theirs was the
         second copy: the take-back is reported, and the card left on the pile is given to the
-        other player whose copy vanished (or, weakly, whose hand was over the pile)."""
+        other player whose copy vanished (or, weakly, whose hand was over the pile). A copy
+        that was only hidden (:class:`Returned` ``hidden``, ``hidden_return``) counts only for
+        a player not credited with the pile's card and only when a hand from their zone went
+        over the pile after its state before the landing."""
         st = self.settings
         out: list[dict[str, Any]] = []
         tops = {pile: label for pile, label, _, _ in self.pile_tops()}
         if self.ended_at is not None and look.t > self.ended_at + self.table.rules.in_air_grace:
             return out
-        for name, label, gone_t, seen, moved, back_t, prob in returned:
+        for name, label, gone_t, seen, moved, back_t, prob, hidden in returned:
             if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
                 continue
             if prob < st.return_prob:
@@ -1121,6 +1187,10 @@ class RoundTracker:
                 if not (gone_t - 1.0 <= ev["t"] <= back_t - st.return_after):
                     continue
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
+                if hidden and name in owners:
+                    continue  # a credited copy seen again in its zone was never carried off
+                if hidden and not self._hand_from(name, ev, look.frame):
+                    continue  # no hand of theirs went over the pile while their copy was hidden
                 if self._covered_only(name, label, moved, owners):
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
