@@ -800,3 +800,20 @@ def test_a_copy_hidden_with_no_landing_of_its_card_is_no_play():
     s.repeat(10, RED_AH, hands=[[60, 250, 140, 350]])   # a hand rests over blue's ace for 1 s
     s.repeat(3, RED_AH, blue_ah)
     assert s.events == []
+
+
+@pytest.mark.parametrize("min_gone, expected", [
+    (0.45, [("play", "blue")]),
+    (0.0, [("play", "blue"), ("play", "red"), ("take_back", "red")]),
+])
+def test_a_held_copy_missing_from_its_zone_for_two_looks_only_made_no_play(min_gone, expected):
+    # blue's AH is carried to a new pile; red's is missed where it lies in two looks (no hand
+    # over it) just as the pile shows the ace, and seen again 0.3 s after the landing
+    s = Stream(TrackerSettings(min_gone=min_gone))
+    blue_ah, pile = ("AH", card(100, 300)), ("AH", card(500, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.repeat(2, RED_AH)                                 # blue's ace is lifted
+    s.look(pile, RED_AH)                                # it lands (0.5 s)
+    s.repeat(2, pile)                                   # red's missed for 0.2 s
+    s.repeat(20, pile, RED_AH)
+    assert [(e["type"], e["player"]) for e in s.events] == expected
