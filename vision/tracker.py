@@ -1127,8 +1127,8 @@ class RoundTracker:
                 continue
             self._held.remove(h)
             held_back = name == h["player"]
-            brief = ret.back_t - h["t"] < self.settings.return_after or (
-                not ret.hidden and ret.back_t - ret.gone_t < self.settings.min_gone)
+            brief = (ret.back_t - h["t"] < self.settings.return_after
+                     or ret.back_t - ret.gone_t < self.settings.min_gone)
             if brief and (held_back or h["both"]):
                 # back too soon: only hidden, no play for it; the other copy alone was played,
                 # at the landing (already reported unless both were held)
