@@ -793,15 +793,6 @@ def test_a_copy_hidden_under_its_players_arm_across_another_players_landing_was_
     assert _copy_hidden_across_a_landing(TrackerSettings(), reach=False) == [("play", "red")]
 
 
-def test_a_copy_hidden_with_no_landing_of_its_card_is_no_play():
-    s = Stream()
-    blue_ah = ("AH", card(100, 300))
-    s.repeat(3, RED_AH, blue_ah)
-    s.repeat(10, RED_AH, hands=[[60, 250, 140, 350]])   # a hand rests over blue's ace for 1 s
-    s.repeat(3, RED_AH, blue_ah)
-    assert s.events == []
-
-
 @pytest.mark.parametrize("min_gone, expected", [
     (0.45, [("play", "blue")]),
     (0.0, [("play", "blue"), ("play", "red"), ("take_back", "red")]),
