@@ -25,6 +25,7 @@ Nothing here reads pixels: the boxes come from the detector (or a rendered round
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -141,21 +142,27 @@ class HandTracker:
             return c1
         return c1 + (c1 - _centre(b0)) / (t1 - t0) * (t - t1)
 
-    def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:
-        """Whether a hand from ``zone`` (a track last in that zone before) was over ``box``
-        (``(4,)`` xyxy pixels) in a look between ``frame_from`` and ``frame_to`` (inclusive)."""
+    def _overlaps(self, box: np.ndarray, frame_from: int, frame_to: int) -> Iterator[tuple[int, int, str]]:
+        """``(track id, frame, zone)`` for each look between ``frame_from`` and ``frame_to``
+        (inclusive) in which a track's box overlapped ``box`` (``(4,)`` xyxy pixels) after the
+        track had been in a zone, ``zone`` being the last it was in before that look; in
+        track order, then frame order."""
         box = np.asarray(box, np.float32)
         for tr in [*self.tracks, *self._ended]:
             zone_before: str | None = None
-            for frame, _, b, z in tr.history:
+            for frame, _, b, zone in tr.history:
                 if frame > frame_to:
                     break
-                if (frame >= frame_from and zone_before == zone
+                if (frame >= frame_from and zone_before is not None
                         and b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]):
-                    return True
-                if z is not None:
-                    zone_before = z
-        return False
+                    yield tr.id, frame, zone_before
+                if zone is not None:
+                    zone_before = zone
+
+    def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:
+        """Whether a hand from ``zone`` (a track last in that zone before) was over ``box``
+        (``(4,)`` xyxy pixels) in a look between ``frame_from`` and ``frame_to`` (inclusive)."""
+        return any(z == zone for _, _, z in self._overlaps(box, frame_from, frame_to))
 
     def owner_of(self, box: np.ndarray, frame_from: int, frame_to: int,
                  exclude: str | None = None) -> tuple[str, float] | None:
@@ -175,22 +182,13 @@ class HandTracker:
             0.5 when the tracks disagree (the one over the card latest wins); None when no
             tracked hand overlapped the card.
         """
-        box = np.asarray(box, np.float32)
+        latest: dict[int, tuple[int, str]] = {}  # per track, its latest look over the card
+        for tid, frame, zone in self._overlaps(box, frame_from, frame_to):
+            if zone != exclude:
+                latest[tid] = (frame, zone)
         votes: dict[str, float] = {}
-        for tr in [*self.tracks, *self._ended]:
-            hist = list(tr.history)
-            zone_before: str | None = None
-            latest = None
-            for frame, _, b, zone in hist:
-                if frame > frame_to:
-                    break
-                over = frame >= frame_from and b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]
-                if over and zone_before is not None and zone_before != exclude:
-                    latest = (frame, zone_before)
-                if zone is not None:
-                    zone_before = zone
-            if latest is not None:
-                votes[latest[1]] = max(votes.get(latest[1], -1), latest[0])
+        for frame, zone in latest.values():
+            votes[zone] = max(votes.get(zone, -1), frame)
         if not votes:
             return None
         best = max(votes, key=votes.get)

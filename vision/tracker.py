@@ -726,6 +726,22 @@ class ZoneTracker:
                     zc.gone_t = look.t
         return back
 
+    def seen_back_once(self, name: str, label: str, least: float) -> Returned | None:
+        """``label`` back in ``name``'s zone but seen there in fewer looks than
+        ``zone_confirm`` (a hand over it again), with a probability of at least ``least``: its
+        :class:`Returned` (see :meth:`take_return`); else None."""
+        zc = self.cards.get(name, {}).get(label)
+        if zc is None or zc.came_back is None or zc.prob < least:
+            return None
+        return Returned(name, label, *zc.came_back, zc.first_seen_t, zc.prob)
+
+    def take_return(self, name: str, label: str) -> None:
+        """The return of ``label`` to ``name``'s zone is accounted for: :meth:`update` will not
+        report it."""
+        zc = self.cards.get(name, {}).get(label)
+        if zc is not None:
+            zc.came_back = None
+
     def vanished(self, label: str, t: float, window: float) -> list[tuple[str, float, int]]:
         """Players whose zone lost ``label`` in ``[t - window, t + 0.5]``: ``(player, time it
         was last seen, looks it was seen in)``, latest first (cards already used by an
@@ -1158,16 +1174,12 @@ class RoundTracker:
         ``zone_confirm`` looks that report a return (a hand over the zone again), settle it by
         that copy as :meth:`_settle_held` does (the return is then not reported again). When
         both were seen back, the one seen first. True when settled."""
-        pending = []
-        for name in (h["player"], h["first"]):
-            zc = self.zone_cards.cards.get(name, {}).get(h["card"])
-            if zc is not None and zc.came_back is not None and zc.prob >= self.settings.return_prob:
-                pending.append((zc.first_seen_t, name, zc))
+        pending = [r for r in (self.zone_cards.seen_back_once(n, h["card"], self.settings.return_prob)
+                               for n in (h["player"], h["first"])) if r is not None]
         if not pending:
             return False
-        _, name, zc = min(pending, key=lambda x: x[0])
-        ret = Returned(name, h["card"], *zc.came_back, zc.first_seen_t, zc.prob)
-        zc.came_back = None
+        ret = min(pending, key=lambda r: (r.back_t, r.player))
+        self.zone_cards.take_return(ret.player, ret.card)
         return self._settle_held(ret, look, events)
 
     def _taken_back(self, returned: list[Returned], look: Look) -> list[dict[str, Any]]:
