@@ -4,12 +4,14 @@
 0.9) from still scenes. In a round a zone card is often partly under a player's hand; when what
 shows of it still has a whole card's shape (:func:`nertz.vision.detect.whole_card`) the
 recogniser reads it with the rectified-card classifier, which had never seen a card with
-fingers over it (on 32 rendered rounds, zone cards 50-95 % visible were read right 59-68 % of
-the time, wrong 21-31 %). :func:`write_round_crops` makes those inputs, the way the referee
+fingers over it (on 32 rendered rounds, zone cards 50-95 % visible were read right 58-68 % of
+the time, wrong 22-27 %). :func:`write_round_crops` makes those inputs, the way the referee
 makes them: the frames of a rendered round's video (``clip.mp4``, decoded as the referee
 decodes it, compression included), the shipped detector's quads of whole-card shape, each
 named by the label card it lies on (the topmost label quad under the quad's centre; the
-renderer draws ``labels["cards"]`` bottom-up).
+renderer draws ``labels["cards"]`` bottom-up). A classifier fine-tuned on these crops read covered
+zone cards better and whole cards worse, and the referee lost plays with it: not shipped
+(``models/MODEL_CARD.md``, stage C).
 
 Output: an ultralytics classification set (``train/<card>/``, ``val/<card>/``, 53 classes as
 :data:`nertz.datasets.export.CARD_CLASSES`) of ``crop`` x ``crop`` images from
