@@ -56,6 +56,7 @@ import numpy as np
 
 __all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
            "order_quad", "rectify_card", "rectify_strip", "jitter_quad", "visible_quads", "KINDS",
+           "card_training_crop",
            "background_origin"]
 
 KINDS = ("detect", "classify", "card", "obb", "strip")
@@ -695,6 +696,30 @@ def _quad_detector(opts: dict) -> Any:
     return CardRecognizer(detector=opts["detector_quads"], classifier=None, identifier=None, strips=None, threads=1)
 
 
+def card_training_crop(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator, size: int = 64,
+                       jitter: float = 0.03, jitter_scale: float = 0.04) -> np.ndarray:
+    """One training image of the rectified-card classifier: ``quad`` put in a detector's corner
+    order (:func:`order_quad`: a label quad starts at the card's own top-left, a detector's at
+    the image's), moved by :func:`jitter_quad` when ``jitter`` > 0, warped by
+    :func:`rectify_card` and turned by 180 degrees with probability 0.5 (never mirrored).
+
+    Args:
+        frame: ``(H, W, 3) uint8`` BGR. quad: ``(4, 2)`` pixels. rng: draws the jitter, then
+            the turn. size: output side, pixels. jitter, jitter_scale: as :func:`jitter_quad`'s
+            ``corner`` and ``scale``.
+
+    Returns:
+        ``(size, size, 3) uint8`` BGR.
+    """
+    q = order_quad(np.asarray(quad, np.float64).reshape(4, 2))
+    if jitter > 0:
+        q = jitter_quad(q, rng, corner=jitter, scale=jitter_scale)
+    img = rectify_card(frame, q, size)
+    if rng.random() < 0.5:
+        img = cv2.rotate(img, cv2.ROTATE_180)
+    return img
+
+
 def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     """Write the rectified face-up cards of scene ``index`` (``kind="card"``); returns how many."""
     size = int(opts.get("crop", 64))
@@ -723,13 +748,7 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
         order = rng.permutation(len(cand))[:per_frame]
         for k in order:
             c = cand[int(k)]
-            # the label quad starts at the card's own top-left; a detector's starts at the
-            # image's top-left: reorder as a detector would, then jitter
-            q = jitter_quad(order_quad(np.asarray(c["quad"])), rng, corner=jitter, scale=jitter_scale) if jitter > 0 \
-                else order_quad(np.asarray(c["quad"]))
-            img = rectify_card(frame, q, size)
-            if rng.random() < 0.5:
-                img = cv2.rotate(img, cv2.ROTATE_180)
+            img = card_training_crop(frame, np.asarray(c["quad"]), rng, size, jitter, jitter_scale)
             d = Path(out) / split / c["card"]
             cv2.imwrite(str(d / f"s{index:05d}_{f_i}_{int(k)}.png"), img)
             n += 1

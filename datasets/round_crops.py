@@ -15,7 +15,7 @@ zone cards better and whole cards worse, and the referee lost plays with it: not
 
 Output: an ultralytics classification set (``train/<card>/``, ``val/<card>/``, 53 classes as
 :data:`nertz.datasets.export.CARD_CLASSES`) of ``crop`` x ``crop`` images from
-:func:`nertz.datasets.export.rectify_card`, mergeable with the ``card`` sets
+:func:`nertz.datasets.export.card_training_crop`, mergeable with the ``card`` sets
 (``nertz train classifier --data A --data B``).
 """
 
@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from .export import CARD_CLASSES, jitter_quad, order_quad, rectify_card
+from .export import CARD_CLASSES, card_training_crop
 
 __all__ = ["write_round_crops", "label_card_under"]
 
@@ -63,8 +63,8 @@ def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, 
         partial_below: cards less visible than this are all kept; more visible ones with
             probability ``whole_share`` (they are plentiful in the ``card`` sets already).
         crop: output side, pixels (the classifier's input, 64).
-        jitter, jitter_scale: :func:`nertz.datasets.export.jitter_quad` on the detector's quad
-            (corner and scale shares of the side; small: the quads are a detector's already).
+        jitter, jitter_scale: the jitter of :func:`nertz.datasets.export.card_training_crop`
+            on the detector's quad (small: the quads are a detector's already).
         val_every, block_seconds: frames are grouped in blocks of ``block_seconds`` of video;
             every ``val_every``-th block of a round goes to ``val`` (neighbouring frames show
             the same cards, so they stay on one side).
@@ -120,12 +120,7 @@ def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, 
                     if not partial and rng.random() >= whole_share:
                         continue
                     q = det.quads[i] if rng.random() < 0.5 else det.raw_quads[i]
-                    q = order_quad(np.asarray(q, np.float64).reshape(4, 2))
-                    if jitter > 0:
-                        q = jitter_quad(q, rng, corner=jitter, scale=jitter_scale)
-                    img = rectify_card(frame, q, crop)
-                    if rng.random() < 0.5:
-                        img = cv2.rotate(img, cv2.ROTATE_180)
+                    img = card_training_crop(frame, q, rng, crop, jitter, jitter_scale)
                     cv2.imwrite(str(out / split / c["card"] / f"{rd.name}_{f:05d}_{int(i)}.png"), img)
                     counts[split] += 1
                     counts["partial"] += partial
