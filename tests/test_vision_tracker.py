@@ -731,6 +731,17 @@ def test_a_copy_back_in_its_zone_with_no_second_landing_over_the_pile_made_no_pl
     assert run(lambda quad, t_first, until: None) == [("play", "red")]
 
 
+@pytest.mark.parametrize("orphan, expected", [(False, [("play", "red", "AH")]),
+                                               (True, [("play", "red", "AH"), ("take_back", "red", "AH")])])
+def test_a_card_back_in_the_zone_of_the_only_player_who_could_own_the_piles_copy_is_no_take_back(orphan, expected):
+    s = Stream(TrackerSettings(orphan_take_back=orphan))
+    s.repeat(3, RED_AH, BLUE_2H)
+    s.repeat(3, BLUE_2H)                                  # red's ace leaves ...
+    s.repeat(5, ("AH", card(500, 300)), BLUE_2H)          # ... and lands; no other zone lost one
+    s.repeat(3, ("AH", card(500, 300)), RED_AH, BLUE_2H)  # an AH read in red's zone again, clearly
+    assert [(e["type"], e["player"], e["card"]) for e in s.events] == expected
+
+
 def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile():
     s = Stream()
     ace, two = ("AH", 0.99, card(600, 600)), ("2H", 0.99, card(700, 600))

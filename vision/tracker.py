@@ -254,6 +254,14 @@ class TrackerSettings:
             0.1-0.3 s were no plays, the 50 true losers were gone 0.6-1.7 s (perfect eyes:
             0.5 s and more; 2 copies gone 0.5 s with the models were no plays either, left
             in). 0 turns it off.
+        orphan_take_back: when the one player credited with a pile's card is seen with that
+            card back in their zone and nobody else can be named for the pile's copy (no other
+            zone lost it, no hand track), report their take-back anyway (the pile then shows
+            the card under it to the referee, which rejects every later play there). False:
+            their copy never left; the card seen is another one misread. 32 rendered rounds
+            (2026-12-02), models: rounds scored exactly 5 -> 6, score error 82 -> 79 points
+            (r9002: a 7H read in red's zone after red's 7H landed; the referee then rejected
+            the 8H and 9H on that pile), nothing else changed; perfect eyes: no change.
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
@@ -345,6 +353,7 @@ class TrackerSettings:
     hidden_return: float = 0.5
     settle_seen_once: bool = True
     min_gone: float = 0.45
+    orphan_take_back: bool = False
 
 
 @dataclass
@@ -1190,7 +1199,8 @@ class RoundTracker:
         card, the returning player played second: their play (just after the other, beyond the tie window) and the
         take-back are reported. If the returning player was the one credited, theirs was the
         second copy: the take-back is reported, and the card left on the pile is given to the
-        other player whose copy vanished (or, weakly, whose hand was over the pile). A copy
+        other player whose copy vanished (or, weakly, whose hand was over the pile); when there
+        is none, nothing is reported (``orphan_take_back``). A copy
         that was only hidden (:class:`Returned` ``hidden``, ``hidden_return``) counts only for
         a player not credited with the pile's card and only when a hand from their zone went
         over the pile after its state before the landing."""
@@ -1229,14 +1239,18 @@ class RoundTracker:
                                 "pile": ev["pile"]})
                     break
                 # the credited player took theirs back: the pile's copy is someone else's
+                guess = None
+                if owners == [name]:
+                    skip = {name} | (self._on_foundations(label) if st.one_copy else set())
+                    others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] not in skip]
+                    guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=skip)
+                    if guess is None and not st.orphan_take_back:
+                        break  # nobody else can own the pile's copy: theirs never came back
                 if name in owners:
                     owners.remove(name)
                 out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": ev["pile"]})
                 if owners:
                     break  # a contested pair: the other one is already reported
-                skip = {name} | (self._on_foundations(label) if st.one_copy else set())
-                others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] not in skip]
-                guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=skip)
                 if guess is not None:
                     if others:
                         self.zone_cards.use(guess[0], label)
