@@ -8,7 +8,9 @@ plays with the true ones and reports the figures of issue 5's quality bar:
   pipeline's piles are mapped to the true ones by the cards they share), times within two
   frames, extra plays;
 * collisions (the referee's ``collision`` rulings) with the same pile, card, winner and loser;
-* whether the round's scores are exact.
+* whether the round's scores are exact, and how many points they are off (``score_error``:
+  the sum over the players of ``|scored - true|``; a wrong owner costs 2, a missed or extra
+  play 1, a wrongly rejected pile more).
 
 Command line::
 
@@ -130,6 +132,7 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         sp = {n: v["score"] for n, v in result_pred["players"].items()}
         out["scores_truth"], out["scores_pred"] = st, sp
         out["scores_exact"] = st == sp
+        out["score_error"] = sum(abs(sp.get(n, 0) - st.get(n, 0)) for n in set(st) | set(sp))
     return out
 
 
@@ -307,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
                 tot[k] += res[k]
             tot["rounds"] += 1
             tot["scores_exact"] += bool(res.get("scores_exact"))
+            tot["score_error"] += res.get("score_error", 0)
     except NertzError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -314,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"TOTAL rounds {tot['rounds']}: plays {tot['plays']}, all right {tot['all_right'] / n:.3f}, "
           f"card+pile {tot['found_card_pile'] / n:.3f}, owner {tot['right_owner'] / n:.3f}, "
           f"<=2 frames {tot['within_two_frames'] / n:.3f}, extra {tot['extra'] / n:.3f}, "
-          f"collisions {tot['collisions_right']}/{tot['collisions']}, scores exact {tot['scores_exact']}/{tot['rounds']}")
+          f"collisions {tot['collisions_right']}/{tot['collisions']}, scores exact {tot['scores_exact']}/{tot['rounds']}, "
+          f"points off {tot['score_error']} (sum over rounds and players of |scored - true|)")
     return 0
 
 
