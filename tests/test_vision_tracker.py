@@ -15,7 +15,7 @@ from nertz.vision.arrival import ArrivalTimer
 from nertz.vision.observe import LabelObserver, read_labels
 from nertz.vision.pipeline import RefereePipeline
 from nertz.vision.referee_eval import compare
-from nertz.vision.tracker import Look, PlayCandidate, RoundTracker, Sighting, TrackerSettings
+from nertz.vision.tracker import Look, PlayCandidate, RoundTracker, Sighting, TrackerSettings, ZoneTracker
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
@@ -247,6 +247,17 @@ def test_pipeline_with_the_shipped_models_finds_most_of_the_first_plays():
     assert r["plays"] == 5
     assert r["found_card_pile"] >= 4, r
     assert r["right_owner"] >= 4, r
+
+
+def test_compare_counts_the_points_a_rounds_scores_are_off():
+    truth = [{"t": 1.0, "type": "play", "player": "red", "card": "AH", "pile": 1},
+             {"t": 2.0, "type": "play", "player": "blue", "card": "2H", "pile": 1}]
+    pred = [dict(truth[0]), dict(truth[1], player="red")]  # blue's 2H credited to red
+    result = lambda red, blue: {"players": {"red": {"score": red}, "blue": {"score": blue}}}  # noqa: E731
+    r = compare(TABLE, truth, pred, result_truth=result(1, 1), result_pred=result(2, 0))
+    assert (r["right_owner"], r["scores_exact"], r["score_error"]) == (1, False, 2)
+    r = compare(TABLE, truth, truth, result_truth=result(1, 1), result_pred=result(1, 1))
+    assert (r["scores_exact"], r["score_error"]) == (True, 0)
 
 
 def test_the_referees_observer_names_strips_only_when_asked():
@@ -740,6 +751,18 @@ def test_a_card_back_in_the_zone_of_the_only_player_who_could_own_the_piles_copy
     s.repeat(5, ("AH", card(500, 300)), BLUE_2H)          # ... and lands; no other zone lost one
     s.repeat(3, ("AH", card(500, 300)), RED_AH, BLUE_2H)  # an AH read in red's zone again, clearly
     assert [(e["type"], e["player"], e["card"]) for e in s.events] == expected
+
+
+@pytest.mark.parametrize("alias_of, offset, qd_vanished", [(10.0, 0.0, False), (0.0, 0.0, True), (10.0, 12.0, True)])
+def test_a_zone_card_read_now_and_then_as_another_is_no_copy_of_that_other(alias_of, offset, qd_vanished):
+    zones = ZoneTracker(["red", "blue"], TrackerSettings(alias_of=alias_of))
+    jd, qd = card(500, 600), card(500, 600 + offset)  # offset (pixels): a QD elsewhere, not the JD misread
+    for k in range(30):  # red's JD in 30 looks; a QD read in 2 of them
+        faces = [Sighting("JD", 0.9, jd)] + ([Sighting("QD", 0.6, qd)] if k in (9, 20) else [])
+        zones.update(Look(3 * k, k / 10, faces, np.zeros((0, 4), np.float32)), {"red": faces})
+    zones.update(Look(90, 3.0, [], np.zeros((0, 4), np.float32)), {})  # both gone
+    assert [v[0] for v in zones.vanished("JD", 3.2, 4.0)] == ["red"]
+    assert bool(zones.vanished("QD", 3.2, 4.0)) == qd_vanished
 
 
 def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile():
