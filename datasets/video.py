@@ -210,8 +210,12 @@ def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = 
             10 times larger) or ``"auto"`` (h264 when PyAV is installed, else mp4v).
 
     Raises:
-        VideoError: the writer cannot be opened (or PyAV is missing for h264).
+        VideoError: the writer cannot be opened (its folder is missing, or PyAV is missing for
+            h264).
     """
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise VideoError(f"{path}: the folder {parent} does not exist")
     if codec == "auto":
         try:
             import av  # noqa: F401

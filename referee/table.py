@@ -248,7 +248,7 @@ def _describe(exc: ValidationError) -> str:
         msg = err.get("msg", "invalid")
         msg = msg.removeprefix("Value error, ")
         if err.get("type") == "extra_forbidden":
-            msg = "unknown key (check the spelling against shared/DESIGN.md)"
+            msg = "unknown key (check the spelling: the README's \"Input formats\" lists the rules keys)"
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
 

@@ -119,6 +119,8 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     assert r.exit_code == 2 and "error:" in r.output
     r = CliRunner().invoke(_cli(), [str(tmp_path / "missing.png")])
     assert r.exit_code == 2 and "--table" in r.output
+    r = CliRunner().invoke(_cli(), [str(tmp_path), "--table", str(tab)])  # a folder: --source is meant
+    assert r.exit_code == 2 and f"--source {tmp_path}" in r.output
 
 
 # ------------------------------------------------------------------------------------------

@@ -176,3 +176,10 @@ def test_the_bundled_sample_round_is_complete_and_scores() -> None:
     res = nertz("score", str(SAMPLE / "events.jsonl"), "--table", str(SAMPLE / "table.json"), "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout.splitlines()[-1]) == json.loads((SAMPLE / "result.json").read_text())
+
+
+def test_a_video_writer_into_a_missing_folder_says_which_folder(tmp_path: Path) -> None:
+    from nertz.datasets.video import VideoError, open_writer
+
+    with pytest.raises(VideoError, match="does not exist"):
+        open_writer(tmp_path / "nowhere" / "x.mp4", 30, (64, 48), codec="mp4v")

@@ -1081,6 +1081,9 @@ def audit_command(
         fail("--table T.json is required: the audit needs the players' back colours")
     if (image is None) == (source is None):
         fail("give either an IMAGE or --source S")
+    if image is not None and Path(image).is_dir():
+        fail(f"{image}: a folder; the audit counts one photo (give an image file), or the frames of "
+             f"a video or folder with --source {image}")
     try:
         t = read_table(table)
         frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
