@@ -786,7 +786,7 @@ class ZoneTracker:
     def vanished(self, label: str, t: float, window: float) -> list[tuple[str, float, int]]:
         """Players whose zone lost ``label`` in ``[t - window, t + 0.5]``: ``(player, time it
         was last seen, looks it was seen in)``, latest first (cards already used by an
-        attribution excluded)."""
+        attribution excluded, and readings of another card, :meth:`alias`)."""
         out = []
         for name, zone in self.cards.items():
             zc = zone.get(label)
