@@ -9,7 +9,14 @@ and ruled.
 from __future__ import annotations
 
 import json
+import os
 import sys
+
+# OpenCV's and FFmpeg's own log lines (a file that is no video, a camera index with no camera)
+# would come before our one-line error; quiet unless the user sets these variables (for
+# instance OPENCV_LOG_LEVEL=INFO to see them). OpenCV's failures still raise and are reported.
+os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 

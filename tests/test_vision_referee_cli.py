@@ -58,6 +58,14 @@ def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     assert message in r.stderr and r.stderr.startswith("error: ")
 
 
+def test_a_file_that_is_no_video_is_our_one_error_line_without_ffmpegs_own(tmp_path):
+    fake = tmp_path / "fake.mp4"
+    fake.write_text("not a video")
+    r = nertz("referee", "--source", str(fake), "--table", str(SAMPLE / "table.json"))
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and "cannot be opened as a video" in r.stderr
+
+
 def test_referee_refuses_a_table_without_zones(tmp_path, clip):
     t = json.loads((SAMPLE / "table.json").read_text())
     del t["zones"]
