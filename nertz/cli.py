@@ -11,12 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-
-# OpenCV's and FFmpeg's own log lines (a file that is no video, a camera index with no camera)
-# would come before our one-line error; quiet unless the user sets these variables (for
-# instance OPENCV_LOG_LEVEL=INFO to see them). OpenCV's failures still raise and are reported.
-os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
-os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
@@ -28,6 +22,13 @@ from nertz.referee.files import load_round, read_table
 from nertz.referee.match import Match
 from nertz.referee.report import format_round, format_scoreboard  # noqa: F401  (format_round is public here too)
 from nertz.referee.round import Round
+
+# OpenCV's and FFmpeg's own log lines (a file that is no video, a camera index with no camera)
+# would come before our one-line error: quiet unless the user sets these variables (for
+# instance OPENCV_LOG_LEVEL=INFO to see them). Set before cv2 is first imported (by the commands
+# imported below); OpenCV's failures still raise and are reported.
+os.environ.setdefault("OPENCV_LOG_LEVEL", "OFF")
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 app = typer.Typer(
     name="nertz",
