@@ -205,6 +205,20 @@ def test_remote_mode_needs_the_token_for_changes_and_the_websocket(tmp_path: Pat
             assert ws.receive_json()["type"] == "hello"
 
 
+def test_remote_mode_answers_401_before_judging_a_malformed_body(tmp_path: Path) -> None:
+    # FastAPI decodes the body before the token dependency runs: without the token a broken body
+    # must still be 401 (nothing learnt about the route), with it the usual 422
+    bad = {"content": b"{not json", "headers": {"content-type": "application/json"}}
+    with _client(tmp_path, token="s3cret-token") as c:
+        refused = c.post("/api/events", **bad)
+        assert refused.status_code == 401 and "token" in refused.json()["detail"]
+        assert c.post("/api/round/call", json={"player": 3}).status_code == 401
+        with_token = c.post("/api/events", content=bad["content"],
+                            headers={**bad["headers"], "X-Table-Token": "s3cret-token"})
+        assert with_token.status_code == 422
+        assert c.post("/api/round/audit/preview", **bad).status_code == 422  # read-only: no token needed
+
+
 def test_local_mode_refuses_foreign_hosts_and_cross_site_sockets(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         assert c.get("/api/round", headers={"host": "evil.example"}).status_code == 400

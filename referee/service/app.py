@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nertz.referee.errors import NertzError
+from nertz.referee.service.deps import TOKEN_MISSING, require_token, token_ok
 from nertz.referee.service.live import Conflict, LiveReferee, NotFound
 from nertz.referee.service.photo import MAX_PHOTO_BYTES
 from nertz.referee.service.routers import events, match, review, round as round_, table, video, ws
@@ -119,6 +122,21 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
+def _needs_token(request: Request) -> bool:
+    """Whether the route the request matched checks the table token (:func:`require_token`)."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return False
+    pending = list(dependant.dependencies)
+    while pending:
+        dep = pending.pop()
+        if dep.call is require_token:
+            return True
+        pending.extend(dep.dependencies)
+    return False
+
+
 def _swagger_ui_dir() -> str | None:
     """The Swagger UI files (``swagger-ui-bundle.js``, ``swagger-ui.css``) that the
     ``fastapi-offline`` package ships, if it is installed."""
@@ -194,6 +212,14 @@ def create_app(
     async def _nertz_error(request: Request, exc: NertzError) -> JSONResponse:
         status = 409 if isinstance(exc, Conflict) else 404 if isinstance(exc, NotFound) else 422
         return JSONResponse({"detail": str(exc)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        # FastAPI decodes the body before it runs the dependencies, so a malformed body would be
+        # answered 422 before the token check: a request without the token learns nothing (401)
+        if _needs_token(request) and not token_ok(request):
+            return JSONResponse({"detail": TOKEN_MISSING}, status_code=401)
+        return await request_validation_exception_handler(request, exc)
 
     for module in (round_, events, match, table, review, video):
         app.include_router(module.router)

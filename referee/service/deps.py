@@ -16,7 +16,10 @@ from starlette.requests import HTTPConnection
 
 from nertz.referee.service.live import LiveReferee
 
-__all__ = ["get_live", "require_token", "token_ok", "Live", "TokenChecked"]
+__all__ = ["get_live", "require_token", "token_ok", "Live", "TokenChecked", "TOKEN_MISSING"]
+
+TOKEN_MISSING = "this table needs its token: open the link shown at start"
+"""The 401 answer's ``detail``."""
 
 
 def get_live(request: Request) -> LiveReferee:
@@ -48,7 +51,7 @@ def require_token(
 ) -> None:
     """Refuse (401) a state-changing request without the table token, in remote mode."""
     if not token_ok(request):
-        raise HTTPException(status_code=401, detail="this table needs its token: open the link shown at start")
+        raise HTTPException(status_code=401, detail=TOKEN_MISSING)
 
 
 Live = Annotated[LiveReferee, Depends(get_live)]
