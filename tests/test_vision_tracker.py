@@ -276,6 +276,47 @@ def test_the_referees_observer_names_strips_only_when_asked():
     assert {s.label for s in plain.faces} <= {s.label for s in named.faces}
 
 
+class _OneCardRecognizer:
+    """A stand-in for :class:`~nertz.vision.detect.CardRecognizer`: one face at a fixed place,
+    named by counting the red blobs (pips) in its box, as "<n>D"."""
+
+    box = np.array([[100, 60, 160, 144]], np.float32)
+
+    def detect(self, frame: np.ndarray):
+        from nertz.vision.detect import Detections
+
+        x0, y0, x1, y1 = self.box[0]
+        quad = np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]], np.float32)
+        return Detections(quad, self.box.copy(), np.ones(1, np.float32), np.zeros(1, np.int64),
+                          np.array([""], object), np.zeros(1, np.float32), np.array([None], object),
+                          np.full(1, np.nan, np.float32), np.array([True]), quad.copy())
+
+    def identify(self, frame: np.ndarray, det) -> None:
+        x0, y0, x1, y1 = det.boxes[0].astype(int)
+        red = ((frame[y0:y1, x0:x1, 2] > 150) & (frame[y0:y1, x0:x1, 1] < 100)).astype(np.uint8)
+        det.labels[0] = f"{cv2.connectedComponents(red)[0] - 1}D"
+        det.label_confidence[0] = 0.99
+
+
+def _card_with_pips(n: int) -> np.ndarray:
+    img = np.full((200, 260, 3), 70, np.uint8)
+    cv2.rectangle(img, (100, 60), (160, 144), (235, 235, 235), -1)
+    for k in range(n):
+        cv2.rectangle(img, (125, 66 + 28 * k), (134, 76 + 28 * k), (40, 40, 220), -1)
+    return img
+
+
+def test_a_card_laid_exactly_on_the_one_before_is_named_afresh():
+    # the 3 of diamonds laid exactly on the 2 (its pile's top): the box is the same and only a
+    # pip came, a small mean change; the name cached from the 2 must not stay on the 3
+    from nertz.vision.observe import ModelObserver
+
+    obs = ModelObserver(_OneCardRecognizer())
+    names = [obs(i, i / 10, _card_with_pips(n)).faces[0].label for i, n in enumerate([2, 2, 3, 3])]
+    assert names == ["2D", "2D", "3D", "3D"]
+    assert (obs.classified, obs.reused) == (2, 2)  # a card lying still is not classified again
+
+
 def _look_with_alts(s: Stream, *faces: tuple[str, float, tuple, np.ndarray]) -> None:
     look = Look(s.frame, s.frame / 30, [Sighting(lbl, p, q, alts=alts) for lbl, p, alts, q in faces])
     s.frame += 3
@@ -606,7 +647,7 @@ def test_a_copy_a_hand_hides_loses_to_the_hand_that_carried_the_card(hidden_look
     assert [(e["player"], e["card"]) for e in s.events if e["type"] == "play"] == [(owner, "AH")]
 
 
-def test_the_looks_cache_replays_what_it_recorded_and_keys_on_the_strips(tmp_path):
+def test_the_looks_cache_replays_what_it_recorded_and_keys_on_the_strips_and_the_observer(tmp_path):
     from nertz.referee.errors import NertzError
     from nertz.vision.referee_eval import _cache_file, _RecordedLooks
 
@@ -624,6 +665,9 @@ def test_the_looks_cache_replays_what_it_recorded_and_keys_on_the_strips(tmp_pat
         replay(9, 0.3, None)
     assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 3, strips=True)
     assert _cache_file(tmp_path, SAMPLE, 3) != _cache_file(tmp_path, SAMPLE, 2)
+    # and on the observer's settings that decide which names it keeps between looks
+    assert _cache_file(tmp_path, SAMPLE, 3, observer="reuse 0.85 8.0 0.005 40") != \
+        _cache_file(tmp_path, SAMPLE, 3, observer="reuse 0.85 8.0 1.0 40")
 
 
 def _look(s: Stream, faces: list[tuple[str, float, np.ndarray]], hands: list | None = None) -> None:

@@ -181,13 +181,14 @@ class _RecordedLooks:
         return self.looks[index]
 
 
-def _cache_file(cache: str | Path, folder: Path, stride: int, strips: bool = False) -> Path:
+def _cache_file(cache: str | Path, folder: Path, stride: int, strips: bool = False, observer: str = "") -> Path:
     """The cache file of a round's model looks: named by the round's folder, the stride,
     whether strips were named (:class:`~nertz.vision.observe.ModelObserver`) and a hash of the
-    shipped model files (sizes and modification times) and the clip's."""
+    shipped model files (sizes and modification times), the clip's and ``observer`` (the
+    observer's :attr:`~nertz.vision.observe.ModelObserver.cache_key`)."""
     from .detect import MODELS
 
-    h = hashlib.sha1()
+    h = hashlib.sha1(observer.encode())
     for f in sorted(Path(MODELS).glob("*.onnx")) + [folder / "clip.mp4"]:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
@@ -233,7 +234,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     model_observer = observer if hasattr(observer, "classified") else None
     cache_file = None
     if looks_cache is not None and not use_labels:
-        cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips))
+        cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips),
+                                 getattr(observer, "cache_key", ""))
         looks = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
         if looks:
             model_observer = None  # replayed: nothing is classified
