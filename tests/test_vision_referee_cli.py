@@ -123,3 +123,18 @@ def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch
     assert result["players"]["blue"] == {"foundation": 1, "nertz_left": 7, "score": 1 - 2 * 7}
     assert result["players"]["green"]["foundation"] == 2
     assert result["live"]["green"]["foundation"] >= 1     # the live count, kept for the record
+
+
+def test_the_unsure_plays_are_listed_least_sure_first_after_the_scoreboard():
+    from nertz.vision.referee_cli import unsure_plays
+
+    events = [{"t": 1.0, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 0.95},
+              {"t": 2.0, "type": "play", "player": "blue", "card": "2S", "pile": 1, "confidence": 0.5},
+              {"t": 3.0, "type": "take_back", "player": "blue", "card": "2S", "pile": 1},
+              {"t": 4.0, "type": "play", "player": "red", "card": "AH", "pile": 2, "confidence": 0.3}]
+    lines = unsure_plays(events, 0.9)
+    assert lines[0].startswith("The camera was unsure of 2 plays")
+    assert "red AH on pile 2 (confidence 0.30)" in lines[1] and "blue 2S on pile 1 (confidence 0.50)" in lines[2]
+    assert len(lines) == 3
+    assert unsure_plays(events, 0.9, most=1)[-1] == "  ... and 1 more"
+    assert unsure_plays(events[:1], 0.9) == []

@@ -79,6 +79,25 @@ def describe(m: dict[str, Any]) -> str:
     return f"{t}  {mark}  {m.get('message') or m.get('kind')}"
 
 
+def unsure_plays(events: list[dict[str, Any]], below: float, most: int = 10) -> list[str]:
+    """Text lines listing the play events whose confidence (card and owner, 0..1) is under
+    ``below``, least confident first (at most ``most`` of them, then how many more): the plays
+    a person should check, the ones printed as ``review`` lines while the round ran (the
+    result's ``reviews`` are only the open tie and joker questions). No lines when there is
+    none."""
+    unsure = sorted((e for e in events if e.get("type") == "play" and e.get("confidence", 1.0) < below),
+                    key=lambda e: (e["confidence"], e["t"]))
+    if not unsure:
+        return []
+    out = [f"The camera was unsure of {len(unsure)} play{'s' if len(unsure) > 1 else ''} (least sure first; "
+           "check them, or score the round by an end-of-round photo with --audit):"]
+    for e in unsure[:most]:
+        out.append(f"  {format_time(e['t'])}  {e['player']} {e['card']} on pile {e['pile']} (confidence {e['confidence']:.2f})")
+    if len(unsure) > most:
+        out.append(f"  ... and {len(unsure) - most} more")
+    return out
+
+
 def referee_command(
     source: Annotated[Optional[str], typer.Option(
         "--source", "-s", help="Webcam index, video file, stream URL or folder of images. Default: the bundled sample round.")] = None,
@@ -104,7 +123,7 @@ def referee_command(
 
     With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. An audit that fails leaves the live result standing, with a warning.
     """
-    from .pipeline import RefereePipeline
+    from .pipeline import REVIEW_BELOW, RefereePipeline
 
     def fail(msg: str) -> None:
         typer.echo(f"error: {msg}", err=True)
@@ -212,6 +231,10 @@ def referee_command(
     else:
         typer.echo("")
         typer.echo(format_scoreboard(pipe.round.result))
+        unsure = unsure_plays(pipe.events, REVIEW_BELOW)
+        if unsure:
+            typer.echo("")
+            typer.echo("\n".join(unsure))
         if rec is not None:
             typer.echo(f"\nBack count ({audit_photo}):")
             typer.echo(format_reconciliation(rec))
