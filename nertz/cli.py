@@ -105,8 +105,8 @@ def match(
         players = tbl.names if tbl is not None else list(results[0].players)
         target = tbl.rules.target if tbl is not None else 100
         for log, res in zip(logs, results):
-            if list(res.players) != players:
-                raise NertzError(f"{log}: its players {list(res.players)} differ from the match's {players}")
+            if set(res.players) != set(players):  # the same people, in any seating order
+                raise NertzError(f"{log}: its players {sorted(res.players)} differ from the match's {sorted(players)}")
         m = Match(players, target)
         for log, res in zip(logs, results):
             if m.is_over:

@@ -109,3 +109,10 @@ def test_match_adds_rounds_and_settles(tmp_path):
     assert "red wins the match" in text.stdout and "blue pays red 5" in text.stdout
     over = nertz("match", *logs, logs[0], "--table", str(table))
     assert over.returncode == 2 and "already over" in over.stderr
+
+
+def test_match_without_a_table_takes_the_same_players_in_any_order():
+    sample = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "round-3p" / "events.jsonl"
+    out = nertz("match", str(EXAMPLE / "events.jsonl"), str(sample), "--json")
+    assert out.returncode == 0, out.stderr
+    assert set(json.loads(out.stdout)["totals"]) == {"red", "blue", "green"}
