@@ -138,3 +138,27 @@ def test_the_unsure_plays_are_listed_least_sure_first_after_the_scoreboard():
     assert len(lines) == 3
     assert unsure_plays(events, 0.9, most=1)[-1] == "  ... and 1 more"
     assert unsure_plays(events[:1], 0.9) == []
+
+
+def test_referee_refuses_a_table_made_for_a_larger_frame(tmp_path, clip):
+    # the sample's table file (1280x720 pixels) against the same clip at half the size
+    small = tmp_path / "small.mp4"
+    cap = cv2.VideoCapture(str(clip))
+    out = cv2.VideoWriter(str(small), cv2.VideoWriter_fourcc(*"mp4v"), 30, (640, 360))
+    for _ in range(10):
+        ok, frame = cap.read()
+        out.write(cv2.resize(frame, (640, 360)))
+    out.release()
+    cap.release()
+    r = nertz("referee", "--source", str(small), "--table", str(SAMPLE / "table.json"))
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+    assert "outside this source's 640x360 frames" in r.stderr and "nertz calibrate" in r.stderr
+
+
+def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged():
+    from nertz.referee.files import read_table
+    from nertz.vision.referee_cli import table_misfit
+
+    tbl = read_table(SAMPLE / "table.json")
+    assert table_misfit(tbl, (1280, 720)) is None and table_misfit(tbl, (0, 0)) is None
+    assert "outside" in table_misfit(tbl, (1280, 360))

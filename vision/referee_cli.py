@@ -9,6 +9,7 @@ with the ``{"type": "result", ...}`` line.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -60,13 +61,19 @@ def key_to_call(key: int, names: list[str]) -> str | None:
     return None
 
 
+def _two_places(x: float) -> str:
+    """``x`` (0..1) cut, not rounded, to two decimals: a 0.898 under the review threshold of 0.9
+    must not print as 0.90."""
+    return f"{math.floor(x * 100 + 1e-9) / 100:.2f}"
+
+
 def describe(m: dict[str, Any]) -> str:
     """One output line (an event, a review item or a ruling dict) as readable text."""
     t = format_time(m.get("t"))
     kind = m.get("type")
     if kind == "play":
         conf = m.get("confidence")
-        return f"{t}  play  {m['player']} {m['card']} -> pile {m['pile']}" + (f"  (confidence {conf:.2f})" if conf is not None else "")
+        return f"{t}  play  {m['player']} {m['card']} -> pile {m['pile']}" + (f"  (confidence {_two_places(conf)})" if conf is not None else "")
     if kind == "take_back":
         return f"{t}  take back  {m['player']} {m['card']} from pile {m['pile']}"
     if kind == "call":
@@ -79,6 +86,23 @@ def describe(m: dict[str, Any]) -> str:
     return f"{t}  {mark}  {m.get('message') or m.get('kind')}"
 
 
+def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
+    """Why the table file's polygons cannot be this source's: the shared area or a zone
+    reaching outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width
+    or height; None when they fit, or when the size is not known yet (``(0, 0)``)."""
+    w, h = size
+    if w <= 0 or h <= 0:
+        return None
+    polys = ([("the shared area", table.shared_area)] if table.shared_area is not None else []) + \
+        [(f"{name}'s zone", poly) for name, poly in table.zones.items()]
+    for what, poly in polys:
+        pts = [(float(x), float(y)) for x, y in poly]
+        worst = max(pts, key=lambda p: max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0))
+        if max(-worst[0] / w, worst[0] / w - 1.0, -worst[1] / h, worst[1] / h - 1.0) > slack:
+            return f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames"
+    return None
+
+
 def unsure_plays(events: list[dict[str, Any]], below: float, most: int = 10) -> list[str]:
     """Text lines listing the play events whose confidence (card and owner, 0..1) is under
     ``below``, least confident first (at most ``most`` of them, then how many more): the plays
@@ -89,10 +113,10 @@ def unsure_plays(events: list[dict[str, Any]], below: float, most: int = 10) -> 
                     key=lambda e: (e["confidence"], e["t"]))
     if not unsure:
         return []
-    out = [f"The camera was unsure of {len(unsure)} play{'s' if len(unsure) > 1 else ''} (least sure first; "
-           "check them, or score the round by an end-of-round photo with --audit):"]
+    out = [f"The camera was unsure of {len(unsure)} play{'s' if len(unsure) > 1 else ''}, least sure first; "
+           "check them at the table (all of them: the review lines of --json):"]
     for e in unsure[:most]:
-        out.append(f"  {format_time(e['t'])}  {e['player']} {e['card']} on pile {e['pile']} (confidence {e['confidence']:.2f})")
+        out.append(f"  {format_time(e['t'])}  {e['player']} {e['card']} on pile {e['pile']} (confidence {_two_places(e['confidence'])})")
     if len(unsure) > most:
         out.append(f"  ... and {len(unsure) - most} more")
     return out
@@ -175,6 +199,11 @@ def referee_command(
 
         recognizer = CardRecognizer(table=tbl)
         src = open_source(spec, realtime=realtime)
+        misfit = table_misfit(tbl, src.size)
+        if misfit:
+            src.close()
+            fail(f"{table}: {misfit}: a table file made for another camera or resolution? "
+                 "Make one for this source with nertz calibrate")
         if note and not as_json:
             typer.echo(note, err=True)
     except NertzError as exc:
@@ -215,6 +244,10 @@ def referee_command(
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
+        for name, tc in pipe.calls:
+            if tc > pipe.stats.media_s + 1.0:
+                typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({pipe.stats.media_s:.1f} s "
+                           "of media); the round is ended by it all the same", err=True)
         result = pipe.finish()
     except KeyboardInterrupt:
         typer.echo("stopped: the round is scored as far as it was seen", err=True)
