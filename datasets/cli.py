@@ -29,6 +29,9 @@ __all__ = ["app"]
 app = typer.Typer(help="The synthetic data engine: simulated rounds rendered as labelled video, training sets.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
+# how a simulated round ended (``Simulation.stats["ending"]``), for the summary line
+_ENDINGS = {"call": "ended by a call", "stuck": "ended with every player stuck", "ended": "ended by the time limit"}
+
 
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
@@ -159,7 +162,7 @@ def round_(
         options["tilt_deg"] = tilt
     n_frames = frame_count(sim.duration, tail, fps)
     typer.echo(f"round: {players} players, seed {seed} (simulation seed {sim.seed}), {sim.duration:.1f} s, "
-               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, ended by {sim.stats['ending']}; "
+               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, {_ENDINGS.get(sim.stats['ending'], 'ended: ' + str(sim.stats['ending']))}; "
                f"rendering {n_frames} frames at {size[0]}x{size[1]}", err=True)
     command = "nertz synth round " + " ".join(sys.argv[3:]) if sys.argv[1:3] == ["synth", "round"] else None
     try:
@@ -171,7 +174,7 @@ def round_(
     except (ValueError, VideoError, NertzError, OSError) as exc:
         _fail(str(exc))
     typer.echo(f"wrote {', '.join(report.files)} to {report.out}: {report.frames} frames, "
-               f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} workers "
+               f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} worker{'s' if report.workers != 1 else ''} "
                f"(render median {report.frame_ms_median:.1f} ms/frame)", err=True)
 
 

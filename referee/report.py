@@ -71,7 +71,7 @@ def format_reconciliation(rec: "Reconciliation", max_suspects: int = 10) -> str:
         return "\n".join(out)
     out.append("Scored by the back count (the rules' own count); the live count is kept for the record.")
     if counted != live:
-        out.append(f"The photo shows {counted} foundation cards in all, the live referee saw {live}: check that the "
+        out.append(f"The photo shows {counted} foundation card{'s' if counted != 1 else ''} in all, the live referee saw {live}: check that the "
                    "photo is of this round's foundations, all turned face down.")
     if rec.suspects:
         out.append("Live plays that may have gone to the wrong owner (least confident first):")

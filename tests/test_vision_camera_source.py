@@ -68,3 +68,12 @@ def test_serve_with_a_camera_source_and_no_table_says_what_is_missing(clip):
     r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(clip), "--port", "0"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "needs a table file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_serve_with_a_missing_event_log_says_it_is_missing(tmp_path):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(tmp_path / "nosuch.jsonl"), "--port", "0"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "no such event log" in r.stderr and "Traceback" not in r.stderr

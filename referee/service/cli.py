@@ -114,8 +114,9 @@ def serve(
             if (log / "clip.mp4").is_file():
                 video = log / "clip.mp4"
             log = log / "events.jsonl"
-        elif log.suffix in (".jsonl", ".json", ".ndjson") and log.is_file():
-            pass
+        elif log.suffix in (".jsonl", ".json", ".ndjson"):
+            if not log.is_file():
+                raise NertzError(f"{source}: no such event log")
         else:
             # a camera: webcam index, video file, stream URL or folder of images
             if table is None:
