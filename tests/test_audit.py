@@ -252,3 +252,27 @@ def test_learned_audit_drops_strips_on_a_hand(scenes):
     n_cov = sum(covered.counts.values()) + sum(sum(z.values()) for z in covered.zones.values()) + covered.unknown
     assert n_free == len(cards)
     assert n_cov == len(cards) - 1
+
+
+def test_a_photo_taken_during_play_is_refused(tmp_path):
+    # a frame of the bundled sample round mid-play: its foundations lie face up
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
+    cap = cv2.VideoCapture(str(sample / "clip.mp4"))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 1200)
+    ok, frame = cap.read()
+    cap.release()
+    assert ok
+    img = tmp_path / "mid.png"
+    cv2.imwrite(str(img), frame)
+    r = CliRunner().invoke(_cli(), [str(img), "--table", str(sample / "table.json")])
+    assert r.exit_code == 2 and "face-up cards in the shared area" in r.output and "Traceback" not in r.output
+
+
+def test_a_face_down_spread_passes_the_face_up_check(scenes):
+    from nertz.referee.table import Table
+    from nertz.vision.audit import check_face_down
+
+    sc = scenes[2]
+    check_face_down(sc.frame, Table.from_dict(sc.table), audit(sc.frame, sc.table))

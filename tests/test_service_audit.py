@@ -530,3 +530,20 @@ def test_counts_that_contradict_the_deck_or_the_call_are_refused_and_ending_twic
     r = c.post("/api/round/end")
     assert r.status_code == 409 and "already ended" in r.json()["detail"], r.text
     assert _kinds(live) == kinds
+
+
+def test_a_photo_taken_during_play_is_refused_and_stores_nothing(tmp_path: Path, scene: Any) -> None:
+    # a frame of the bundled sample round mid-play, under the sample's table: face-up foundations
+    from nertz.referee.files import read_table
+
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
+    cap = cv2.VideoCapture(str(sample / "clip.mp4"))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 1200)
+    ok, frame = cap.read()
+    cap.release()
+    live = LiveReferee(EventStore(tmp_path / "mid.db"), read_table(sample / "table.json"))
+    live.push_event({"type": "call", "t": 1.0, "player": "red"})
+    kinds = _kinds(live)
+    r = _client(live).post("/api/round/audit/photo", content=_jpeg(frame), headers={"Content-Type": "image/jpeg"})
+    assert r.status_code == 422 and "not a photo of the round's end" in r.json()["detail"], r.text
+    assert _kinds(live) == kinds

@@ -962,6 +962,47 @@ def _face_up(img: np.ndarray, backs: np.ndarray, table_px: np.ndarray, region: n
     return count
 
 
+def face_up_in_shared_area(image: np.ndarray, table: Table, conf: float = 0.5) -> int:
+    """Face-up cards the shipped card detector (``models/cards_obb.onnx``, detection only) finds
+    with at least ``conf`` confidence whose centre lies in the table's shared area (the whole
+    image without one): a photo for the audit shows the foundations turned face down, so many
+    of them mean a photo taken during play, or of another table.
+
+    Args:
+        image: ``(H, W, 3) uint8`` BGR.
+        table: the table file (``shared_area`` in image pixels).
+
+    Raises:
+        nertz.vision.detect.ModelError: the detector's file is missing or broken.
+    """
+    from .detect import CardRecognizer
+
+    det = CardRecognizer(classifier=None, identifier=None, strips=None, conf=conf).detect(image)
+    faces = det.boxes[det.class_id == 0]
+    if not len(faces):
+        return 0
+    if table.shared_area is None:
+        return int(len(faces))
+    area = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2)
+    centres = ((faces[:, :2] + faces[:, 2:]) / 2).astype(np.float32)
+    return int(sum(cv2.pointPolygonTest(area, (float(x), float(y)), False) >= 0 for x, y in centres))
+
+
+def check_face_down(image: np.ndarray, table: Table, res: AuditResult) -> None:
+    """Refuse a photo that is no end-of-round back count: more face-up cards in the shared area
+    (:func:`face_up_in_shared_area`) than 5 and than the backs counted there.
+
+    Raises:
+        AuditError: what the photo shows, and what to photograph instead.
+    """
+    faces = face_up_in_shared_area(image, table)
+    backs = sum(res.counts.values()) + res.unknown
+    if faces > max(5, backs):
+        raise AuditError(f"the photo shows {faces} face-up cards in the shared area and only {backs} "
+                         "face-down: not a photo of the round's end (take it after the call, with the "
+                         "foundations turned face down and spread)")
+
+
 # ------------------------------------------------------------------------------------------
 # several frames, and the command line
 def _frames_from_source(source: str, max_frames: int = 5, step_s: float = 0.5) -> list[np.ndarray]:
@@ -1088,6 +1129,7 @@ def audit_command(
         t = read_table(table)
         frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
         res = audit_frames(frames, t, method)
+        check_face_down(frames[0], t, res)
     except NertzError as e:
         fail(str(e))
         return

@@ -283,10 +283,11 @@ def _audited(pipe: Any, tbl: Any, image: Any, given: dict[str, int], as_json: bo
     audit fails."""
     from nertz.referee.reconcile import reconcile
 
-    from .audit import audit
+    from .audit import audit, check_face_down
 
     try:
         res = audit(image, tbl)
+        check_face_down(image, tbl, res)
     except NertzError as exc:
         typer.echo(f"warning: the audit photo could not be counted ({exc}); the live count stands", err=True)
         return None

@@ -3,7 +3,7 @@ count that scores it (issue 7)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import cv2
 from fastapi import APIRouter, HTTPException, Path, Query, Request
@@ -108,9 +108,15 @@ async def audit_photo(
             raise Conflict("the round has not ended or is closed: the back count is taken after the call, "
                            "before the round is closed")  # checked again when the count is recorded
     from nertz.vision.audit import audit as count_backs  # the vision stack only when a photo comes
+    from nertz.vision.audit import check_face_down
+
+    def count_face_down(image: Any, table: Any, method: str) -> Any:
+        res = count_backs(image, table, method)
+        check_face_down(image, table, res)  # a photo taken during play is refused, not scored
+        return res
 
     try:
-        res = await run_in_threadpool(count_backs, image, table, method)
+        res = await run_in_threadpool(count_face_down, image, table, method)
     except cv2.error as exc:  # OpenCV refusing something of the photo: the photo's fault, not a crash
         raise PhotoError(f"the photo could not be counted ({str(exc).strip().splitlines()[-1]})") from None
     assert table is not None
