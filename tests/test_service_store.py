@@ -260,3 +260,20 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path) -> None:
     store = EventStore(db)
     offline = LiveReferee(store)
     assert _comparable(round_view(offline)) == _comparable(after)
+
+
+def test_a_second_server_on_the_same_store_is_refused(tmp_path: Path) -> None:
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
+    log = tmp_path / "source.jsonl"
+    log.write_text('{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}\n')
+    db = tmp_path / "referee.db"
+    proc, _ = _start(db, log, table)
+    try:
+        second = subprocess.run([str(NERTZ), "serve", "--port", "0", "--db", str(db), "--source", str(log),
+                                 "--table", str(table)], capture_output=True, text=True, timeout=60)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert second.returncode == 2 and "in use by another nertz serve" in second.stderr
+    assert "Traceback" not in second.stderr

@@ -11,7 +11,7 @@ import os
 import secrets
 import socket
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -139,6 +139,7 @@ def serve(
         if db is None:
             db = default_db_path()
             db.parent.mkdir(parents=True, exist_ok=True)
+        db_lock = _lock_store(db)  # held while the server runs
         store = EventStore(db)
         remote = not is_loopback(host)
         sock = _bind(host, port)
@@ -190,6 +191,30 @@ def serve(
         server.run(sockets=[sock])
     finally:
         sock.close()
+        if db_lock is not None:
+            db_lock.close()
+
+
+def _lock_store(db: Path) -> Any:
+    """Take the store's lock (``<db>.lock``, an exclusive ``flock``, released when the process
+    ends): two servers on one store would write two live rounds into one match. Returns the
+    open lock file (keep it); None where ``fcntl`` does not exist (Windows: not checked).
+
+    Raises:
+        NertzError: another process holds the lock.
+        OSError: the lock file cannot be created.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    f = open(Path(f"{db}.lock"), "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise NertzError(f"{db} is in use by another nertz serve: give each table its own --db") from None
+    return f
 
 
 def _has_sansio() -> bool:
