@@ -249,6 +249,9 @@ def _describe(exc: ValidationError) -> str:
         msg = msg.removeprefix("Value error, ")
         if err.get("type") == "extra_forbidden":
             msg = "unknown key (check the spelling: the README's \"Input formats\" lists the rules keys)"
+        elif err.get("type") == "too_short" and err.get("loc") == ("players",):
+            found = len(err.get("input") or ())
+            msg = f"a table needs at least 2 players, with a name and a back colour each (this one has {found})"
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
 

@@ -21,7 +21,7 @@ def test_defaults_are_the_documented_ones():
 @pytest.mark.parametrize(
     "data, fragment",
     [
-        (base(players=[{"name": "red", "back": "#b3261e"}]), "players"),
+        (base(players=[{"name": "red", "back": "#b3261e"}]), "players: a table needs at least 2 players"),
         (base(players=[{"name": "red", "back": "#b3261e"}, {"name": "red", "back": "#1e4bb3"}]), "two players are named"),
         (base(players=[{"name": "red", "back": "#b3261e"}, {"name": "blue"}]), "back"),
         (base(players=[{"name": "red", "back": "red"}, {"name": "blue", "back": "#1e4bb3"}]), "#rrggbb"),
