@@ -161,8 +161,9 @@ def round_(
     if tilt is not None:
         options["tilt_deg"] = tilt
     n_frames = frame_count(sim.duration, tail, fps)
+    ending = _ENDINGS.get(sim.stats["ending"], f"ended: {sim.stats['ending']}")
     typer.echo(f"round: {players} players, seed {seed} (simulation seed {sim.seed}), {sim.duration:.1f} s, "
-               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, {_ENDINGS.get(sim.stats['ending'], 'ended: ' + str(sim.stats['ending']))}; "
+               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, {ending}; "
                f"rendering {n_frames} frames at {size[0]}x{size[1]}", err=True)
     command = "nertz synth round " + " ".join(sys.argv[3:]) if sys.argv[1:3] == ["synth", "round"] else None
     try:
@@ -174,7 +175,8 @@ def round_(
     except (ValueError, VideoError, NertzError, OSError) as exc:
         _fail(str(exc))
     typer.echo(f"wrote {', '.join(report.files)} to {report.out}: {report.frames} frames, "
-               f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} worker{'s' if report.workers != 1 else ''} "
+               f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} "
+               f"worker{'s' if report.workers != 1 else ''} "
                f"(render median {report.frame_ms_median:.1f} ms/frame)", err=True)
 
 

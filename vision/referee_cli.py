@@ -87,18 +87,22 @@ def describe(m: dict[str, Any]) -> str:
 
 
 def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
-    """Why the table file's polygons cannot be this source's: the shared area or a zone
-    reaching outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width
-    or height; None when they fit, or when the size is not known yet (``(0, 0)``)."""
+    """Why the table file's polygons cannot be this source's: the shared area or a zone of
+    ``table`` (a :class:`~nertz.referee.table.Table`) reaching outside the ``(width, height)``
+    frame (pixels) by more than ``slack`` of its width or height; None when they fit, or when
+    the size is not known yet (``(0, 0)``)."""
     w, h = size
     if w <= 0 or h <= 0:
         return None
+
+    def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
+        return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
+
     polys = ([("the shared area", table.shared_area)] if table.shared_area is not None else []) + \
         [(f"{name}'s zone", poly) for name, poly in table.zones.items()]
     for what, poly in polys:
-        pts = [(float(x), float(y)) for x, y in poly]
-        worst = max(pts, key=lambda p: max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0))
-        if max(-worst[0] / w, worst[0] / w - 1.0, -worst[1] / h, worst[1] / h - 1.0) > slack:
+        worst = max(((float(x), float(y)) for x, y in poly), key=outside)
+        if outside(worst) > slack:
             return f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames"
     return None
 
