@@ -145,7 +145,7 @@ def referee_command(
         "--audit", help="A photo of the round's end: foundations face down in the shared area, each Nertz pile "
                         "spread in its zone. Its back count is scored; the live count is kept beside it.")] = None,
 ) -> None:
-    """Watch a round and rule it: every foundation play, its owner, every ruling and the score.
+    """Watch a round and rule it: every foundation play, its owner, every ruling and the score, then the plays it was unsure of (confidence under 0.9: the ones to check).
 
     With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread).
 
