@@ -77,3 +77,26 @@ def test_serve_with_a_missing_event_log_says_it_is_missing(tmp_path):
     r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(tmp_path / "nosuch.jsonl"), "--port", "0"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "no such event log" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_table_made_for_another_resolution_is_refused_for_the_camera(tmp_path):
+    import subprocess
+    import sys
+
+    import cv2
+
+    small = tmp_path / "small.mp4"  # the sample's frames at half size; its table is for 1280 x 720
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    out = cv2.VideoWriter(str(small), cv2.VideoWriter_fourcc(*"mp4v"), 30, (640, 360))
+    for _ in range(15):
+        ok, frame = cap.read()
+        assert ok
+        out.write(cv2.resize(frame, (640, 360)))
+    out.release()
+    cap.release()
+    with pytest.raises(ValueError, match="outside this source's 640x360 frames"):
+        CameraSource(str(small), table())
+    r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(small), "--table", str(SAMPLE / "table.json"),
+                        "--port", "0", "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and "Traceback" not in r.stderr
+    assert "nertz calibrate" in r.stderr

@@ -157,7 +157,7 @@ def test_referee_refuses_a_table_made_for_a_larger_frame(tmp_path, clip):
 
 def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged():
     from nertz.referee.files import read_table
-    from nertz.vision.referee_cli import table_misfit
+    from nertz.vision.sources import table_misfit
 
     tbl = read_table(SAMPLE / "table.json")
     assert table_misfit(tbl, (1280, 720)) is None and table_misfit(tbl, (0, 0)) is None

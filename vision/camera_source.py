@@ -32,12 +32,14 @@ class CameraSource:
         speed: media seconds per wall second for files (1: as filmed).
 
     Raises:
-        ValueError: the table has no shared area.
+        ValueError: the table has no shared area, or its polygons reach outside the source's
+            frames (:func:`nertz.vision.sources.table_misfit`: made for another camera or
+            resolution).
         nertz.vision.sources.SourceError: the source cannot be opened.
     """
 
     def __init__(self, spec: Any, table: Table, stride: int = 3, speed: float = 1.0) -> None:
-        from .sources import open_source
+        from .sources import open_source, table_misfit
 
         if table.shared_area is None or not table.zones:
             raise ValueError("the camera needs a table file with the shared_area and the players' zones (nertz calibrate)")
@@ -45,7 +47,11 @@ class CameraSource:
         self.speed = float(speed)
         self.name = "camera"
         src = open_source(spec)  # fail now, with a clear message, not in the source thread
+        misfit = table_misfit(table, src.size)
         src.close()
+        if misfit:
+            raise ValueError(f"{misfit}: a table file made for another camera or resolution? "
+                             "Make one for this source with nertz calibrate")
         self._latest: tuple[Any, float, Any] | None = None
         self._messages: list[dict[str, Any]] = []
 

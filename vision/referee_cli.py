@@ -86,27 +86,6 @@ def describe(m: dict[str, Any]) -> str:
     return f"{t}  {mark}  {m.get('message') or m.get('kind')}"
 
 
-def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
-    """Why the table file's polygons cannot be this source's: the shared area or a zone of
-    ``table`` (a :class:`~nertz.referee.table.Table`) reaching outside the ``(width, height)``
-    frame (pixels) by more than ``slack`` of its width or height; None when they fit, or when
-    the size is not known yet (``(0, 0)``)."""
-    w, h = size
-    if w <= 0 or h <= 0:
-        return None
-
-    def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
-        return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
-
-    polys = ([("the shared area", table.shared_area)] if table.shared_area is not None else []) + \
-        [(f"{name}'s zone", poly) for name, poly in table.zones.items()]
-    for what, poly in polys:
-        worst = max(((float(x), float(y)) for x, y in poly), key=outside)
-        if outside(worst) > slack:
-            return f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames"
-    return None
-
-
 def unsure_plays(events: list[dict[str, Any]], below: float, most: int = 10) -> list[str]:
     """Text lines listing the play events whose confidence (card and owner, 0..1) is under
     ``below``, least confident first (at most ``most`` of them, then how many more): the plays
@@ -199,7 +178,7 @@ def referee_command(
                 fail(f"--audit {audit_photo}: not a readable image file")
         from .detect import CardRecognizer
         from .observe import ModelObserver
-        from .sources import open_source
+        from .sources import open_source, table_misfit
 
         recognizer = CardRecognizer(table=tbl)
         src = open_source(spec, realtime=realtime)

@@ -55,7 +55,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "frame_at", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
+           "open_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
 
@@ -581,3 +581,26 @@ def frame_at(source: FrameSource, seconds: float = 0.0) -> Frame:
     if last is None:
         raise SourceError(f"{source.spec}: no frame could be read")
     raise SourceError(f"{source.spec}: ends at {last.t:.2f} s, before the {seconds:g} s asked for")
+
+
+def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
+    """Why the table file's polygons cannot be this source's: the shared area or a zone of
+    ``table`` (a :class:`~nertz.referee.table.Table`) reaching outside the ``(width, height)``
+    frame (pixels) by more than ``slack`` of its width or height; None when they fit, or when
+    the size is not known yet (``(0, 0)``). A table made for another camera or resolution
+    (its polygons in that camera's pixels) would otherwise be used silently: cards seen nowhere,
+    or plays from the wrong places. Used by ``nertz referee`` and the service's camera."""
+    w, h = size
+    if w <= 0 or h <= 0:
+        return None
+
+    def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
+        return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
+
+    polys = ([("the shared area", table.shared_area)] if table.shared_area is not None else []) + \
+        [(f"{name}'s zone", poly) for name, poly in table.zones.items()]
+    for what, poly in polys:
+        worst = max(((float(x), float(y)) for x, y in poly), key=outside)
+        if outside(worst) > slack:
+            return f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames"
+    return None
