@@ -886,3 +886,31 @@ def test_a_held_copy_missing_from_its_zone_for_two_looks_only_made_no_play(min_g
     s.repeat(2, pile)                                   # red's missed for 0.2 s
     s.repeat(20, pile, RED_AH)
     assert [(e["type"], e["player"]) for e in s.events] == expected
+
+
+TABLE3 = Table.from_dict({
+    "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"},
+                {"name": "green", "back": "#1e8a3a"}],
+    "shared_area": [[300, 200], [900, 200], [900, 500], [300, 500]],
+    "zones": {"red": [[300, 520], [900, 520], [900, 700], [300, 700]],
+              "blue": [[0, 0], [280, 0], [280, 700], [0, 700]],
+              "green": [[920, 0], [1280, 0], [1280, 700], [920, 700]]},
+})
+
+
+def test_three_copies_the_one_never_taken_back_was_first_before_the_credited_one():
+    # green's AH leaves first, red's and blue's together (a contested pair held for those two);
+    # blue's comes back (second), then red's: the pile's copy is green's, laid before red's
+    s = Stream()
+    s.tracker = RoundTracker(TABLE3, second_landing=lambda quad, t_first, until: t_first + 0.3)
+    red, blue, green, pile = ("AH", card(500, 600)), ("AH", card(100, 300)), ("AH", card(1100, 300)), ("AH", card(500, 300))
+    s.repeat(3, red, blue, green)
+    s.repeat(2, red, blue)             # green's ace leaves first ...
+    s.repeat(2)                        # ... then red's and blue's
+    s.repeat(8, pile)
+    s.repeat(4, pile, blue)            # blue's copy is back in blue's zone
+    s.repeat(4, pile, blue, red)       # and then red's in red's
+    plays = {e["player"]: e for e in s.events if e["type"] == "play"}
+    assert sorted(plays) == ["blue", "green", "red"]
+    assert sorted(e["player"] for e in s.events if e["type"] == "take_back") == ["blue", "red"]
+    assert plays["green"]["t"] < plays["red"]["t"] < plays["blue"]["t"]

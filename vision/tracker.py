@@ -1270,12 +1270,17 @@ class RoundTracker:
                     out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
                                 "pile": ev["pile"]})
                     break
-                # the credited player took theirs back: the pile's copy is someone else's
+                # the credited player took theirs back: the pile's copy is someone else's, laid
+                # before that player's own (not before the latest copy: of three copies, the
+                # second's play may be the latest on the pile)
+                own = next((p for p in reversed(self._plays) if p["card"] == label and p["pile"] == ev["pile"]
+                            and p["player"] == name), ev)
                 guess = None
                 if owners == [name]:
                     skip = {name} | (self._on_foundations(label) if st.one_copy else set())
-                    others = [f for f in self.zone_cards.vanished(label, ev["t"], st.vanish_window) if f[0] not in skip]
-                    guess = (others[0][0], 0.8) if others else self._hand_guess(ev["_cand"], exclude=skip)
+                    others = [f for f in self.zone_cards.vanished(label, own["t"], st.vanish_window) if f[0] not in skip]
+                    others.sort(key=lambda f: f[2] < st.zone_confirm)  # copies seen in several looks first
+                    guess = (others[0][0], 0.8) if others else self._hand_guess(own["_cand"], exclude=skip)
                     if guess is None and not st.orphan_take_back:
                         break  # nobody else can own the pile's copy: theirs never came back
                 if name in owners:
@@ -1287,9 +1292,9 @@ class RoundTracker:
                     if others:
                         self.zone_cards.use(guess[0], label)
                     owners.append(guess[0])
-                    out.append({"t": round(ev["t"] - self.table.rules.tie_window - 1 / 30, 4), "type": "play",
+                    out.append({"t": round(own["t"] - self.table.rules.tie_window - 1 / 30, 4), "type": "play",
                                 "player": guess[0], "card": label, "pile": ev["pile"],
-                                "confidence": round(min(guess[1], 0.7) * ev["confidence"], 3)})
+                                "confidence": round(min(guess[1], 0.7) * own["confidence"], 3)})
                 break
         return out
 
