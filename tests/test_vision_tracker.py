@@ -190,6 +190,28 @@ def test_arrival_timer_finds_the_first_frame_with_the_card_on_the_pile():
     assert timer(cand) == pytest.approx(17 / 30)
 
 
+@pytest.mark.parametrize("free, landed", [(0.3, 17), (None, 23)])
+def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(free, landed):
+    # the card lands at frame 17 and a dark arm lies over 40 % of it until frame 23; the looks
+    # (every third frame) see the arm's hand box: the pixels under it abstain (free=None: the
+    # arrival waits for the arm to go)
+    timer = ArrivalTimer(scale=0.5, fps=30, free=free)
+    quad = card(200, 150, 60, 84)
+    arm = (150, 158, 260, 200)  # x0, y0, x1, y1 pixels: the lower 40 % of the card and beyond
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 17:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+            cv2.putText(img, "7", (180, 140), cv2.FONT_HERSHEY_SIMPLEX, 1, (0, 0, 200), 2)
+        if 17 <= i < 23:
+            cv2.rectangle(img, arm[:2], arm[2:], (40, 40, 40), -1)
+        timer.push(i, i / 30, img)
+        if i % 3 == 0:
+            timer.push_hands(i, np.array([arm], np.float32) if 17 <= i < 23 else np.zeros((0, 4), np.float32))
+    cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 15, 0.99)
+    assert timer(cand) == pytest.approx(landed / 30)
+
+
 @pytest.mark.parametrize("both, landed", [(True, 17), (False, 22)])
 def test_a_hand_coming_over_the_card_by_the_confirming_look_does_not_delay_its_arrival(both, landed):
     # the card lands at frame 17, a look first shows it at frame 21, and by the confirming look

@@ -10,6 +10,10 @@ the earliest frame of the last run of frames in which at least ``on`` of those p
 "new" (gaps of up to ``gap`` frames allowed, for the hand that lets go of the card). This is
 the "first frame in which the new card is seen on the pile" of ``shared/DESIGN.md``. For a new
 pile the old state is the last look that showed its place bare (no hand, no card over it).
+An arm passing over the card just after it was let go (another player reaching for a pile)
+would hold the vote under ``on`` until it has gone; so in a frame that falls short, the pixels
+under a hand box (the detector's, from the looks on either side of the frame) abstain, and the
+vote of the others counts when they are at least ``free`` of the changed pixels.
 
 The second card of a contested pair may lie exactly where the first lies (the first is not
 covered in a way the pixels show), so :meth:`ArrivalTimer.second_landing` reads motion instead:
@@ -45,6 +49,11 @@ class ArrivalTimer:
             eyes 930 / 930 / 925 (0.95 waits out arms that pass over the card just after);
             12 clean rounds, models: 515 / 518 / 518 of 570).
         gap: frames in a row below ``on`` that end the walk back.
+        free: in a frame below ``on``, the share of the changed pixels outside the hand boxes
+            (:meth:`push_hands`) that may vote alone (0.3; 20 tuning rounds of 2026-12-02,
+            plays all right: perfect eyes 930 -> 939 of 982, models 869 -> 870; 12 clean
+            rounds: perfect eyes 541 -> 544, models 518 -> 519 of 570; 0.5: 936 and 869).
+            None: hands never abstain.
         both: walk back from the first look that showed the new card too (``frame_seen``), not
             only from the latest frame, and take the earlier arrival: by the confirming look the
             next card or hand may already lie over the new one, and the walk from there then
@@ -53,9 +62,11 @@ class ArrivalTimer:
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
-                 on: float = 0.9, gap: int = 9, both: bool = True) -> None:
+                 on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.3) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
+        self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
+        self.free = free
         self.on = on
         self.gap = gap
         self.both = both
@@ -64,6 +75,25 @@ class ArrivalTimer:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
         small = cv2.resize(frame, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         self.frames.append((index, t, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)))
+
+    def push_hands(self, index: int, boxes: np.ndarray) -> None:
+        """Keep the hand boxes seen in the look at frame ``index`` (``(M, 4)`` xyxy frame
+        pixels); give them before the look's arrivals are asked for."""
+        self.hands.append((index, np.asarray(boxes, np.float32).reshape(-1, 4)))
+
+    def _under_hands(self, index: int) -> np.ndarray | None:
+        """``(h, w)`` bool: the buffered frames' pixels inside the hand boxes of the looks
+        just before and just after frame ``index`` (a hand moves between looks); None when
+        neither look saw a hand."""
+        before = max((h for h in self.hands if h[0] <= index), key=lambda h: h[0], default=None)
+        after = min((h for h in self.hands if h[0] >= index), key=lambda h: h[0], default=None)
+        boxes = [h[1] for h in (before, after) if h is not None and len(h[1])]
+        if not boxes:
+            return None
+        under = np.zeros(self.frames[-1][2].shape, bool)
+        for x0, y0, x1, y1 in np.round(np.concatenate(boxes) * self.scale).astype(int):
+            under[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
+        return under
 
     def _mask(self, quad: np.ndarray, eroded: bool = True) -> np.ndarray:
         """``(h, w)`` bool: the buffered frames' pixels inside ``quad`` (``(4, 2)`` frame
@@ -125,7 +155,14 @@ class ArrivalTimer:
         misses = 0
         for i in range(i_new, i_old, -1):
             g = self.frames[i][2][changed]
-            vote = float(np.mean(np.abs(g - r) < np.abs(g - o)))
+            votes = np.abs(g - r) < np.abs(g - o)
+            vote = float(np.mean(votes))
+            if vote < self.on and self.free is not None:
+                under = self._under_hands(self.frames[i][0])
+                if under is not None:
+                    out = ~under[changed]
+                    if self.free <= out.mean() < 1.0:
+                        vote = float(np.mean(votes[out]))  # the pixels under a hand abstain
             if vote >= self.on:
                 earliest, misses = i, 0
             else:

@@ -154,6 +154,7 @@ class RefereePipeline:
         self.stats.look_ms.append((time.perf_counter() - t0) * 1000)
         self.stats.looks += 1
         self.last_look = look
+        self.arrival.push_hands(index, look.hands)
         for ev in self.tracker.update(look):
             self.stats.latency_s.append(t - ev["t"])
             self._push(ev)
