@@ -270,6 +270,33 @@ def test_a_photo_taken_during_play_is_refused(tmp_path):
     assert r.exit_code == 2 and "face-up cards in the shared area" in r.output and "Traceback" not in r.output
 
 
+def test_the_face_up_check_of_several_frames_is_their_median_and_a_mid_play_video_is_refused(tmp_path):
+    # frames of the bundled sample round mid-play (foundations face up) and blank ones
+    from pathlib import Path
+
+    from nertz.referee.table import Table
+    from nertz.vision.audit import face_up_in_shared_area
+
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
+    table = Table.from_dict(json.loads((sample / "table.json").read_text()))
+    cap = cv2.VideoCapture(str(sample / "clip.mp4"))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 1200)
+    ok, mid = cap.read()
+    cap.release()
+    assert ok
+    blank = np.full_like(mid, 90)
+    n = face_up_in_shared_area(mid, table)
+    assert n > 5
+    assert face_up_in_shared_area([blank, mid, mid], table) == n
+    assert face_up_in_shared_area([mid, blank, blank], table) == 0
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(folder / f"f{k}.png"), mid)
+    r = CliRunner().invoke(_cli(), ["--source", str(folder), "--table", str(sample / "table.json")])
+    assert r.exit_code == 2 and "face-up cards in the shared area" in r.output and "Traceback" not in r.output
+
+
 def test_a_face_down_spread_passes_the_face_up_check(scenes):
     from nertz.referee.table import Table
     from nertz.vision.audit import check_face_down

@@ -74,6 +74,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Optional
@@ -962,14 +963,15 @@ def _face_up(img: np.ndarray, backs: np.ndarray, table_px: np.ndarray, region: n
     return count
 
 
-def face_up_in_shared_area(image: np.ndarray, table: Table, conf: float = 0.5) -> int:
+def face_up_in_shared_area(image: np.ndarray | Sequence[np.ndarray], table: Table, conf: float = 0.5) -> int:
     """Face-up cards the shipped card detector (``models/cards_obb.onnx``, detection only) finds
     with at least ``conf`` confidence whose centre lies in the table's shared area (the whole
     image without one): a photo for the audit shows the foundations turned face down, so many
     of them mean a photo taken during play, or of another table.
 
     Args:
-        image: ``(H, W, 3) uint8`` BGR.
+        image: ``(H, W, 3) uint8`` BGR, or several frames of the same table (the median of
+            their counts, as :func:`audit_frames` keeps the median of the back counts).
         table: the table file (``shared_area`` in image pixels).
 
     Raises:
@@ -977,20 +979,25 @@ def face_up_in_shared_area(image: np.ndarray, table: Table, conf: float = 0.5) -
     """
     from .detect import CardRecognizer
 
-    det = CardRecognizer(classifier=None, identifier=None, strips=None, conf=conf).detect(image)
-    faces = det.boxes[det.class_id == 0]
-    if not len(faces):
-        return 0
-    if table.shared_area is None:
-        return int(len(faces))
-    area = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2)
-    centres = ((faces[:, :2] + faces[:, 2:]) / 2).astype(np.float32)
-    return int(sum(cv2.pointPolygonTest(area, (float(x), float(y)), False) >= 0 for x, y in centres))
+    images = [image] if isinstance(image, np.ndarray) else list(image)
+    recognizer = CardRecognizer(classifier=None, identifier=None, strips=None, conf=conf)
+    area = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2) if table.shared_area is not None else None
+    counts = []
+    for img in images:
+        det = recognizer.detect(img)
+        faces = det.boxes[det.class_id == 0]
+        if area is None or not len(faces):
+            counts.append(int(len(faces)))
+            continue
+        centres = ((faces[:, :2] + faces[:, 2:]) / 2).astype(np.float32)
+        counts.append(int(sum(cv2.pointPolygonTest(area, (float(x), float(y)), False) >= 0 for x, y in centres)))
+    return int(np.median(counts)) if counts else 0
 
 
-def check_face_down(image: np.ndarray, table: Table, res: AuditResult) -> None:
+def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res: AuditResult) -> None:
     """Refuse a photo that is no end-of-round back count: more face-up cards in the shared area
-    (:func:`face_up_in_shared_area`) than 5 and than the backs counted there.
+    (:func:`face_up_in_shared_area`; the median over several frames of a video) than 5 and than
+    the backs counted there.
 
     Raises:
         AuditError: what the photo shows, and what to photograph instead.
@@ -1129,7 +1136,7 @@ def audit_command(
         t = read_table(table)
         frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
         res = audit_frames(frames, t, method)
-        check_face_down(frames[0], t, res)
+        check_face_down(frames, t, res)
     except NertzError as e:
         fail(str(e))
         return
