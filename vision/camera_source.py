@@ -50,8 +50,7 @@ class CameraSource:
         misfit = table_misfit(table, src.size)
         src.close()
         if misfit:
-            raise ValueError(f"{misfit}: a table file made for another camera or resolution? "
-                             "Make one for this source with nertz calibrate")
+            raise ValueError(misfit)
         self._latest: tuple[Any, float, Any] | None = None
         self._messages: list[dict[str, Any]] = []
 

@@ -185,8 +185,7 @@ def referee_command(
         misfit = table_misfit(tbl, src.size)
         if misfit:
             src.close()
-            fail(f"{table}: {misfit}: a table file made for another camera or resolution? "
-                 "Make one for this source with nertz calibrate")
+            fail(f"{table}: {misfit}")
         if note and not as_json:
             typer.echo(note, err=True)
     except NertzError as exc:

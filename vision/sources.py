@@ -584,10 +584,10 @@ def frame_at(source: FrameSource, seconds: float = 0.0) -> Frame:
 
 
 def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
-    """Why the table file's polygons cannot be this source's: the shared area or a zone of
-    ``table`` (a :class:`~nertz.referee.table.Table`) reaching outside the ``(width, height)``
-    frame (pixels) by more than ``slack`` of its width or height; None when they fit, or when
-    the size is not known yet (``(0, 0)``). A table made for another camera or resolution
+    """Why the table file's polygons cannot be this source's, and what to do (a sentence for the
+    user): the shared area or a zone of ``table`` (a :class:`~nertz.referee.table.Table`)
+    reaching outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width
+    or height; None when they fit, or when the size is not known yet (``(0, 0)``). A table made for another camera or resolution
     (its polygons in that camera's pixels) would otherwise be used silently: cards seen nowhere,
     or plays from the wrong places. Used by ``nertz referee`` and the service's camera."""
     w, h = size
@@ -602,5 +602,6 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str |
     for what, poly in polys:
         worst = max(((float(x), float(y)) for x, y in poly), key=outside)
         if outside(worst) > slack:
-            return f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames"
+            return (f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames: "
+                    "a table file made for another camera or resolution? Make one for this source with nertz calibrate")
     return None
