@@ -447,6 +447,48 @@ def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, land
     assert (got if got is None else round(got * 30)) == landed
 
 
+@pytest.mark.parametrize("runs, landed", [
+    ([(6, 7), (13, 17)], 18),             # first hand leaving, then the second hand's card
+    ([(6, 10), (18, 21), (30, 35)], 22),  # the next card's hand still moving at the end
+    ([(30, 35)], None),                   # only a hand still moving: cannot tell
+])
+def test_a_second_landing_before_another_card_is_the_end_of_the_last_motion(runs, landed):
+    # taken_back=False: the window ends where another card was laid on the pile, before the
+    # take-back, so the last run that ended is the second copy's hand (read, as above, as the
+    # first frame without it)
+    timer, quad = _timer_with_motion(runs, n=36)
+    got = timer.second_landing(quad, 5 / 30, 35 / 30, taken_back=False)
+    assert (got if got is None else round(got * 30)) == landed
+
+
+def test_a_losers_copy_under_a_later_card_landed_before_that_card():
+    # both aces leave at once (a held pair); red lays the 2H on the pile; blue's ace, pulled out
+    # from under it, comes back to blue's zone: blue's ace landed before the 2H, so the
+    # referee rules a collision, not an ace played on a pile that had moved on
+    calls: list[tuple[float, bool]] = []
+
+    def landing(quad, t_first, until, taken_back=True):
+        calls.append((until, taken_back))
+        return until if taken_back else t_first + 0.2   # read up to the take-back: the 2H's hand
+
+    s = Stream()
+    s.tracker.second_landing = landing
+    red_2h = ("2H", card(700, 600))
+    s.repeat(3, RED_AH, red_2h, ("AH", card(100, 300)))
+    s.look(red_2h, ("AH", card(100, 300)))                 # red's ace leaves, then blue's
+    s.repeat(2, red_2h)
+    s.repeat(3, ("AH", card(500, 300)), red_2h)            # one ace shows on the pile
+    s.repeat(2, ("AH", card(500, 300)))                    # red's 2H in the air ...
+    s.repeat(4, ("2H", card(500, 300)))                    # ... and on the pile
+    s.repeat(3, ("2H", card(500, 300)), ("AH", card(100, 300)))   # blue's ace back
+    plays = {(e["player"], e["card"]): e["t"] for e in s.events if e["type"] == "play"}
+    assert set(plays) == {("red", "AH"), ("blue", "AH"), ("red", "2H")}
+    assert plays[("red", "AH")] < plays[("blue", "AH")] < plays[("red", "2H")]
+    assert plays[("blue", "AH")] == pytest.approx(plays[("red", "AH")] + 0.2)
+    assert calls[0] == (pytest.approx(plays[("red", "2H")] - 1 / 30), False)
+    assert [(e["type"], e["player"]) for e in s.events if e["type"] == "take_back"] == [("take_back", "blue")]
+
+
 def test_a_contested_losers_play_is_timed_by_its_own_landing():
     s = Stream()
     s.tracker.second_landing = lambda quad, t_first, until: t_first + 0.4

@@ -172,7 +172,7 @@ class ArrivalTimer:
         return float(self.frames[earliest][1])
 
     def second_landing(self, quad: np.ndarray, t_first: float, until: float,
-                       threshold: int = 18, moving: float = 0.03) -> float | None:
+                       threshold: int = 18, moving: float = 0.03, taken_back: bool = True) -> float | None:
         """When a second copy of a card landed on a pile whose copy landed at ``t_first``
         (seconds), from the motion over the pile's ``(4, 2)`` quad (pixels) up to ``until``
         seconds: None when the buffer no longer holds those frames or nothing moved there.
@@ -187,6 +187,11 @@ class ArrivalTimer:
         second copy may lie exactly as the first, so the state after the landing need not differ
         from the state before it: motion, not the state, is read. None also when fewer than two
         runs are seen.
+
+        With ``taken_back=False``, ``until`` comes before the take-back (another card was laid
+        on the pile first, at ``until`` or just after, and the loser's copy was pulled out from
+        under it later): the landing is then the last moving frame of the last run that ended
+        by ``until``, and one run is enough.
         """
         idx = [i for i, (_, t, _) in enumerate(self.frames) if t_first < t <= until]
         if len(idx) < 3 or idx[0] == 0:
@@ -205,6 +210,9 @@ class ArrivalTimer:
             k += n
         if runs and runs[-1][1] == len(moves):
             runs.pop()  # still moving at ``until``: another hand passing, not the take-back done
+        if not taken_back:
+            # no take-back in the window: the last run that ended is the second hand's
+            return float(self.frames[idx[runs[-1][1] - 1]][1]) if runs else None
         if len(runs) < 2:
             return None  # no take-back seen apart from the landing: cannot tell
         end = runs[-2][1] - 1  # the last moving frame before the take-back: the hand letting go
