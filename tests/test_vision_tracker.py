@@ -15,7 +15,7 @@ from nertz.vision.arrival import ArrivalTimer
 from nertz.vision.observe import LabelObserver, read_labels
 from nertz.vision.pipeline import RefereePipeline
 from nertz.vision.referee_eval import compare
-from nertz.vision.tracker import Look, PlayCandidate, RoundTracker, Sighting, TrackerSettings, ZoneTracker
+from nertz.vision.tracker import Look, PlayCandidate, Returned, RoundTracker, Sighting, TrackerSettings, ZoneTracker
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
@@ -487,6 +487,28 @@ def test_a_losers_copy_under_a_later_card_landed_before_that_card():
     assert plays[("blue", "AH")] == pytest.approx(plays[("red", "AH")] + 0.2)
     assert calls[0] == (pytest.approx(plays[("red", "2H")] - 1 / 30), False)
     assert [(e["type"], e["player"]) for e in s.events if e["type"] == "take_back"] == [("take_back", "blue")]
+    # the same copy reported back again (as after a hand hid it): one copy comes back once
+    ret = Returned("blue", "AH", plays[("blue", "AH")], 6, True, s.frame / 30, 0.99)
+    look = Look(s.frame, s.frame / 30, [Sighting("2H", 0.99, card(500, 300)), Sighting("AH", 0.99, card(100, 300))])
+    assert s.tracker._taken_back([ret], look) == []
+
+
+def test_a_copy_pulled_out_from_under_the_next_card_was_still_a_collisions_loser():
+    # red's ace lands; blue's goes to the pile too (under a hand) and red lays the 2H on it
+    # before blue pulls their ace out and takes it back: blue played second and took it back,
+    # though the pile no longer shows the ace
+    s = Stream()
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.3
+    red_2h = ("2H", card(700, 600))
+    s.repeat(3, RED_AH, red_2h, ("AH", card(100, 300)))
+    s.repeat(3, red_2h, ("AH", card(100, 300)))             # red's ace leaves ...
+    s.repeat(3, ("AH", card(500, 300)), red_2h, ("AH", card(100, 300)))   # ... and lands
+    s.repeat(2, ("AH", card(500, 300)), red_2h)             # blue's goes to the pile too
+    s.repeat(2, ("AH", card(500, 300)))                     # red's 2H in the air ...
+    s.repeat(3, ("2H", card(500, 300)))                     # ... and on the pile
+    s.repeat(3, ("2H", card(500, 300)), ("AH", card(100, 300)))   # blue's ace back
+    got = [(e["type"], e["player"], e["card"]) for e in sorted(s.events, key=lambda e: e["t"])]
+    assert got == [("play", "red", "AH"), ("play", "blue", "AH"), ("play", "red", "2H"), ("take_back", "blue", "AH")]
 
 
 def test_a_contested_losers_play_is_timed_by_its_own_landing():

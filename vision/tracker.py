@@ -919,6 +919,7 @@ class RoundTracker:
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
+        self._took_back: set[tuple[str, str, int]] = set()  # (player, card, pile) of the inferred take-backs
         self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
         self.ended_at: float | None = None
         """When the round ended (:meth:`end`), seconds; None while it goes on."""
@@ -1223,7 +1224,7 @@ class RoundTracker:
             owners = self._owner_of_pile_card.get((h["pile"], label), [])
             if name in owners:
                 owners.remove(name)
-            events.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": h["pile"]})
+            events.append(self._take_back(look.t, name, label, h["pile"]))
             return True
         return False
 
@@ -1241,9 +1242,26 @@ class RoundTracker:
         self.zone_cards.take_return(ret.player, ret.card)
         return self._settle_held(ret, look, events)
 
+    def _take_back(self, t: float, name: str, label: str, pile: int) -> dict[str, Any]:
+        """The take-back event of ``name``'s ``label`` from ``pile`` at ``t`` seconds, inferred
+        from the copy back in their zone (recorded: one copy comes back once)."""
+        self._took_back.add((name, label, pile))
+        return {"t": round(t, 4), "type": "take_back", "player": name, "card": label, "pile": pile}
+
+    def _still_on_pile(self, ev: dict[str, Any], tops: dict[int, str]) -> bool:
+        """Whether the card of play ``ev`` may still lie on its pile (``tops``: pile -> top
+        card): it is the top, or the top was laid there after it (a collision's loser may pull
+        their copy out from under the next card: 9 of the 79 take-backs of the 32 rendered
+        rounds)."""
+        top = tops.get(ev["pile"])
+        if top is None:
+            return False
+        return top == ev["card"] or any(p["pile"] == ev["pile"] and p["card"] == top and p["t"] > ev["t"]
+                                        for p in self._plays)
+
     def _taken_back(self, returned: list[Returned], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
-        still shows it (read there clearly, ``return_prob``, and first seen back no sooner than
+        still holds it (:meth:`_still_on_pile`; read back clearly, ``return_prob``, and first seen back no sooner than
         ``return_after`` after the landing): that player's copy went on the pile and was taken
         back (the loser of a contested play). If another player was credited with the pile's
         card, the returning player played second: their play (just after the other, beyond the tie window) and the
@@ -1265,8 +1283,10 @@ class RoundTracker:
             if prob < st.return_prob:
                 continue
             for ev in reversed(self._plays):
-                if ev["card"] != label or ev.get("_answered") or tops.get(ev["pile"]) != label:
+                if ev["card"] != label or ev.get("_answered") or not self._still_on_pile(ev, tops):
                     continue
+                if (name, label, ev["pile"]) in self._took_back:
+                    continue  # that copy's take-back was reported (a held pair settled by it)
                 if not (gone_t - 1.0 <= ev["t"] <= back_t - st.return_after):
                     continue
                 owners = self._owner_of_pile_card.setdefault((ev["pile"], label), [])
@@ -1285,8 +1305,7 @@ class RoundTracker:
                     t_play = round(self._second_arrival(ev["pile"], label, ev["t"], look.t), 4)
                     out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
                                 "confidence": round(0.7 * ev["confidence"], 3)})
-                    out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label,
-                                "pile": ev["pile"]})
+                    out.append(self._take_back(look.t, name, label, ev["pile"]))
                     break
                 # the credited player took theirs back: the pile's copy is someone else's, laid
                 # before that player's own (not before the latest copy: of three copies, the
@@ -1303,7 +1322,7 @@ class RoundTracker:
                         break  # nobody else can own the pile's copy: theirs never came back
                 if name in owners:
                     owners.remove(name)
-                out.append({"t": round(look.t, 4), "type": "take_back", "player": name, "card": label, "pile": ev["pile"]})
+                out.append(self._take_back(look.t, name, label, ev["pile"]))
                 if owners:
                     break  # a contested pair: the other one is already reported
                 if guess is not None:
