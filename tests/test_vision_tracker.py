@@ -493,6 +493,25 @@ def test_a_losers_copy_under_a_later_card_landed_before_that_card():
     assert s.tracker._taken_back([ret], look) == []
 
 
+def test_a_losers_copy_under_a_later_contested_card_landed_before_it():
+    # as above, but the 2H on the pile is itself a contested pair (red's and blue's 2H left at
+    # once), still held when blue's ace comes back: its landing bounds the ace's all the same
+    s = Stream()
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: until if taken_back else None
+    red_2h, blue_2h, blue_ah = ("2H", card(700, 600)), ("2H", card(100, 420)), ("AH", card(100, 300))
+    s.repeat(3, RED_AH, red_2h, blue_ah, blue_2h)
+    s.look(red_2h, blue_ah, blue_2h)                       # red's ace leaves, then blue's
+    s.repeat(2, red_2h, blue_2h)
+    s.repeat(3, ("AH", card(500, 300)), red_2h, blue_2h)   # one ace shows on the pile
+    s.repeat(2, ("AH", card(500, 300)))                    # both 2H in the air ...
+    s.repeat(4, ("2H", card(500, 300)))                    # ... and one on the pile
+    s.repeat(3, ("2H", card(500, 300)), blue_ah)           # blue's ace back
+    aces = sorted(e["t"] for e in s.events if e["type"] == "play" and e["card"] == "AH")
+    twos = [h["t"] for h in s.tracker._held if h["card"] == "2H"]
+    assert len(aces) == 2 and len(twos) == 1
+    assert aces[0] < aces[1] <= twos[0] - 1 / 30 + 1e-3   # event times are rounded to 0.1 ms
+
+
 def test_a_copy_pulled_out_from_under_the_next_card_was_still_a_collisions_loser():
     # red's ace lands; blue's goes to the pile too (under a hand) and red lays the 2H on it
     # before blue pulls their ace out and takes it back: blue played second and took it back,

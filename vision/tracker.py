@@ -1121,7 +1121,8 @@ class RoundTracker:
         window after the first (the copy came back, so it was second).
 
         When another card was laid on the pile in between (the loser's copy pulled out from
-        under it afterwards), the second copy landed before that card: the motion is read up
+        under it afterwards; that card's play may itself be a held contested pair), the second
+        copy landed before that card: the motion is read up
         to one frame before it (the last hand that came and went), and the time is never
         later. Read up to the take-back instead, that card's landing was taken for the
         copy's, and the referee, seeing the copy after the pile had moved on, ruled no
@@ -1130,7 +1131,7 @@ class RoundTracker:
         p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
             return least
-        later = [e["t"] for e in self._plays
+        later = [e["t"] for e in (*self._plays, *self._held)  # held: another contested pair's landing
                  if e["pile"] == pile and e["card"] != label and t_first + 1e-3 < e["t"] < until]
         t = None
         if later:
