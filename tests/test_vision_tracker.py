@@ -914,6 +914,19 @@ def test_a_zone_card_read_now_and_then_as_another_is_no_copy_of_that_other(alias
     assert bool(zones.vanished("QD", 3.2, 4.0)) == qd_vanished
 
 
+def test_of_the_misread_cards_that_left_the_one_whose_runner_up_landed_comes_first():
+    zones = ZoneTracker(["red", "blue"])
+    red = [Sighting("5C", 0.45, card(500, 600), alts=(("JS", 0.2), ("5S", 0.15)))]
+    blue = [Sighting("QD", 0.4, card(100, 300), alts=(("KD", 0.3),))]
+    for k in range(3):
+        zones.update(Look(3 * k, k / 10, red + blue, np.zeros((0, 4), np.float32)), {"red": red, "blue": blue})
+    zones.update(Look(9, 0.3, blue, np.zeros((0, 4), np.float32)), {"blue": blue})   # red's card leaves
+    zones.update(Look(12, 0.4, [], np.zeros((0, 4), np.float32)), {})                # then blue's
+    assert [m[0] for m in zones.uncertain_vanished(0.5, 1.5, 0.6)] == ["blue", "red"]   # latest first
+    assert [m[0] for m in zones.uncertain_vanished(0.5, 1.5, 0.6, like="5S")] == ["red", "blue"]
+    assert [m[0] for m in zones.uncertain_vanished(0.5, 1.5, 0.6, like="9H")] == ["blue", "red"]
+
+
 def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile():
     s = Stream()
     ace, two = ("AH", 0.99, card(600, 600)), ("2H", 0.99, card(700, 600))
