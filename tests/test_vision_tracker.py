@@ -674,9 +674,13 @@ def test_a_weakly_read_zone_copy_loses_to_the_hand_that_carried_the_card():
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.99) == [("red", "AH")]
     # without the weak-reading rule the vanished copy wins
     assert _weakly_read_copy_and_a_hand_from_another_zone(0.4, TrackerSettings(weak_read=0.0)) == [("red", "AH")]
-    # a copy seen in one look only is as weak as a weak reading
-    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, red_looks=1) == [("blue", "AH")]
-    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, red_looks=2) == [("red", "AH")]
+    # a copy seen in one look only is as weak as a weak reading, unless read clearly
+    # (``sure_once``: a card uncovered for one look)
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.9, red_looks=1) == [("blue", "AH")]
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.9, red_looks=2) == [("red", "AH")]
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, red_looks=1) == [("red", "AH")]
+    assert _weakly_read_copy_and_a_hand_from_another_zone(0.99, TrackerSettings(sure_once=1.01),
+                                                          red_looks=1) == [("blue", "AH")]
 
 
 def test_a_copy_hidden_by_a_hand_just_before_the_landing_beats_one_gone_long_before():

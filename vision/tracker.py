@@ -322,6 +322,10 @@ class TrackerSettings:
             zone (:mod:`nertz.vision.hands`).
         weak_read: a zone's copy whose best label probability is under this loses to the
             hand track in the same way (a misreading of another card, often, on small cards).
+            So does a copy seen in fewer than ``zone_confirm`` looks, unless read with at
+            least ``sure_once`` (a card uncovered for one look, read clearly: 20 tuning rounds
+            with the models, 2 owners more right, both one purple 4S and the red 4S it kept
+            off the foundations under ``one_copy``; at 0.8, 2 others wrong).
         hidden_loses_to_track: a zone's copy that a hand hides (not seen since before the
             landing) loses to a sure hand track from another zone however recently it was
             seen (False: only when seen more than ``stale_vanish`` seconds before). The hand
@@ -352,6 +356,7 @@ class TrackerSettings:
     one_hand: float = 0.15
     stale_vanish: float = 1.5
     weak_read: float = 0.5
+    sure_once: float = 0.95
     rules_prior: float = 3.0
     min_change: float = 0.03
     carried: float = 0.3
@@ -1396,7 +1401,8 @@ class RoundTracker:
         if pick is None:
             return None
         name, last_seen, seen = pick
-        weak = self.zone_cards.cards[name][label].prob < st.weak_read or seen < st.zone_confirm
+        prob = self.zone_cards.cards[name][label].prob
+        weak = prob < st.weak_read or (seen < st.zone_confirm and prob < st.sure_once)
         if self._track_elsewhere(ev.track, name, t - last_seen > st.stale_vanish or weak):
             # it left long before the landing (covered by the player's own next card, more
             # often than carried slowly) and the hand that laid it down came from another
