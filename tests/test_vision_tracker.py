@@ -71,6 +71,23 @@ def test_a_card_leaving_a_zone_for_the_shared_area_is_a_play_by_that_player():
     assert p["t"] == pytest.approx(0.6)            # the first look that showed it (no frames to refine)
 
 
+@pytest.mark.parametrize("jokers", [False, True])
+def test_a_pile_card_read_as_a_joker_at_a_table_without_jokers_is_its_runner_up(jokers):
+    table = Table.from_dict({**TABLE.model_dump(mode="json"), "rules": {"jokers": jokers}})
+    s = Stream()
+    s.tracker = RoundTracker(table)
+    s.repeat(3, RED_AH)
+    s.repeat(2)
+    for _ in range(4):   # the ace on the pile read as the joker, the ace its runner-up
+        s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting("JK", 0.5, card(500, 300), alts=(("AH", 0.4),))]))
+        s.frame += 3
+    plays = [(e["player"], e["card"]) for e in s.events if e["type"] == "play"]
+    if jokers:
+        assert ("red", "JK") in plays                # with jokers the reading stands
+    else:
+        assert plays == [("red", "AH")]
+
+
 def test_one_noisy_look_is_not_a_play_and_hidden_cards_do_not_confirm():
     s = Stream()
     s.repeat(2, RED_AH)

@@ -455,6 +455,19 @@ def _with_prior(s: Sighting, expected: Sequence[str], ratio: float) -> Sighting:
 _ACES = ("AS", "AH", "AD", "AC")
 
 
+def _without_joker(s: Sighting) -> Sighting | None:
+    """A pile card read as the joker at a table without jokers (``Rules.jokers`` off: no
+    such card exists there) is its likeliest runner-up, the probabilities renormalised
+    without the joker's; None when it has none. 20 tuning rounds with the models: two
+    joker plays gone (one misreading became another extra); 12 clean rounds: one gone."""
+    alts = [(a, p) for a, p in s.alts if a != "JK"]
+    if not alts:
+        return None
+    rest = max(1.0 - s.prob, 1e-6)
+    (label, p), others = alts[0], alts[1:]
+    return replace(s, label=label, prob=min(p / rest, 1.0), alts=tuple((a, min(q / rest, 1.0)) for a, q in others))
+
+
 def _next_on(label: str) -> tuple[str, ...]:
     """The cards that may legally go on a foundation showing ``label`` (none on a king, or on a
     joker whose declared identity the tracker does not know)."""
@@ -986,6 +999,10 @@ class RoundTracker:
             s = Sighting(s.label, s.prob, s.quad, boxes_overlap(s.box, look.hands), s.whole, s.alts)
             w = self.where(s)
             if w == "shared":
+                if s.label == "JK" and not self.table.rules.jokers:
+                    s = _without_joker(s)
+                    if s is None:
+                        continue
                 shared.append(s)
             elif w is not None and (s.whole or self.settings.zone_strips):
                 by_zone.setdefault(w, []).append(s)
