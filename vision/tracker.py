@@ -19,7 +19,8 @@ hand boxes. Three state machines run on these looks:
   card that may legally come next (an ace, for a new pile; on a pile, only for a card lying
   differently from the top) becomes that card only when the runner-up's probability times
   ``rules_prior`` beats the reading's (3 by default: see
-  :class:`TrackerSettings`). A new top card whose place barely changed in the frames
+  :class:`TrackerSettings`); at a table without jokers a pile card read as the joker is its
+  runner-up. A new top card whose place barely changed in the frames
   (``min_change``, measured by the arrival buffer) is the old top read differently, not a play.
   The zones are a second prior (:meth:`RoundTracker._legal_from_zones`, ``zone_legal``): a new
   card read weakly as an illegal one that no zone lost, while the one legal card did leave a
@@ -61,10 +62,12 @@ hand boxes. Three state machines run on these looks:
   player played it (the other copy was covered where it lay, moved within its zone, or
   misread); with ``contest_later``, without such a hand, only the copy that left its zone
   last. Pairs still held when the source ends are settled the same way (:meth:`flush`).
-  A loser's copy may never be seen leaving its zone (the arm that carries it to the pile and
-  back hides its place throughout): a copy seen again after being hidden across another
-  player's landing of the same card, while a hand from its zone went over that pile, was
-  played second and taken back (``hidden_return``).
+  A loser may pull their copy out from under the next card laid on the pile: its return
+  still counts, and its landing is read before that card's. A loser's copy may never be seen
+  leaving its zone (the arm that carries it to the pile and back hides its place
+  throughout): a copy seen again after being hidden across another player's landing of the
+  same card, while a hand from its zone went over that pile, was played second and taken back
+  (``hidden_return``).
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -1148,11 +1151,11 @@ class RoundTracker:
 
         When another card was laid on the pile in between (the loser's copy pulled out from
         under it afterwards; that card's play may itself be a held contested pair), the second
-        copy landed before that card: the motion is read up
-        to one frame before it (the last hand that came and went), and the time is never
-        later. Read up to the take-back instead, that card's landing was taken for the
-        copy's, and the referee, seeing the copy after the pile had moved on, ruled no
-        collision (20 tuning rounds, perfect eyes: 4 such plays, 2 collisions)."""
+        copy landed before that card: the motion is read up to one frame before it (the last
+        hand that came and went), and the time is never later. Read up to the take-back
+        instead, that card's landing was taken for the copy's, and the referee, seeing the
+        copy after the pile had moved on, ruled no collision (20 tuning rounds, perfect eyes:
+        4 such plays, 2 collisions)."""
         least = t_first + self.table.rules.tie_window + 1 / 30
         p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
@@ -1288,8 +1291,8 @@ class RoundTracker:
 
     def _taken_back(self, returned: list[Returned], look: Look) -> list[dict[str, Any]]:
         """A card back in its player's zone shortly after the same card landed on a pile that
-        still holds it (:meth:`_still_on_pile`; read back clearly, ``return_prob``, and first seen back no sooner than
-        ``return_after`` after the landing): that player's copy went on the pile and was taken
+        still holds it (:meth:`_still_on_pile`; read back clearly, ``return_prob``, and first
+        seen back no sooner than ``return_after`` after the landing): that player's copy went on the pile and was taken
         back (the loser of a contested play). If another player was credited with the pile's
         card, the returning player played second: their play (just after the other, beyond the tie window) and the
         take-back are reported. If the returning player was the one credited, theirs was the
