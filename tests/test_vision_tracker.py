@@ -127,6 +127,24 @@ def test_the_same_card_leaving_two_zones_at_once_is_a_contested_play(hold_both):
     assert all(p["confidence"] < 0.9 for p in plays)   # both go to review
 
 
+@pytest.mark.parametrize("blue_prob, players", [(0.99, ["blue", "red"]), (0.4, ["red"])])
+def test_a_weakly_read_copy_leaving_with_another_makes_no_contest(blue_prob, players):
+    # blue's "AH" read at 0.4 is more often another card misread: red's ace alone was played
+    s = Stream()
+
+    def look(*faces: tuple[str, float, np.ndarray]) -> None:
+        s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces]))
+        s.frame += 3
+
+    for _ in range(2):
+        look(("AH", 0.99, card(500, 600)), ("AH", blue_prob, card(100, 300)))
+    for _ in range(2):
+        look()                                     # both leave at once
+    for _ in range(20):
+        look(("AH", 0.99, card(500, 300)))
+    assert sorted(e["player"] for e in s.events if e["type"] == "play") == players
+
+
 def test_a_contested_copy_taken_back_makes_its_player_the_second():
     for back in ("red", "blue"):
         s = Stream()
