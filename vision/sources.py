@@ -587,9 +587,10 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str |
     """Why the table file's polygons cannot be this source's, and what to do (a sentence for the
     user): the shared area or a zone of ``table`` (a :class:`~nertz.referee.table.Table`)
     reaching outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width
-    or height; None when they fit, or when the size is not known yet (``(0, 0)``). A table made for another camera or resolution
-    (its polygons in that camera's pixels) would otherwise be used silently: cards seen nowhere,
-    or plays from the wrong places. Used by ``nertz referee`` and the service's camera."""
+    or height; None when they fit, or when the size is not known yet (``(0, 0)``). A table
+    made for another camera or resolution (its polygons in that camera's pixels) would
+    otherwise be used silently: cards seen nowhere, or plays from the wrong places. Used by
+    ``nertz referee`` and the service's camera."""
     w, h = size
     if w <= 0 or h <= 0:
         return None
