@@ -726,22 +726,42 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     frames = int(opts.get("frames_per_scene", 3))
     per_frame = int(opts.get("cards_per_frame", 16))
     min_vis = float(opts.get("min_visible", 0.9))
+    max_vis = opts.get("max_visible")
     jitter = float(opts.get("jitter", 0.03))
     jitter_scale = float(opts.get("jitter_scale", 0.04))
     rng, rendered = _frames(index, seed, frames, opts)
     rec = _quad_detector(opts)  # quads as the detector gives them (see write_dataset)
     n = 0
     for f_i, (frame, lab) in enumerate(rendered):
-        cand = [c for c in lab["cards"] if c["face_up"] and c["visible"] >= min_vis]
+        if max_vis is None:
+            cand = [c for c in lab["cards"] if c["face_up"] and c["visible"] >= min_vis]
+        else:
+            # partly covered cards (a hand or another card over them) whose index corner shows,
+            # each matched to the detector by the box of its visible part, not of the whole card
+            H, W = frame.shape[:2]
+            part = {i: box for i, box, _ in visible_boxes(lab, W, H)}
+            # every visible card competes for the detections (a box over the card on top must
+            # not be taken for the covered one); only the covered ones are kept
+            cand = [dict(c, quad=None, part=part[i], keep=c["face_up"] and c["corner_visible"]
+                         and min_vis <= c["visible"] < float(max_vis))
+                    for i, c in enumerate(lab["cards"]) if i in part]
+            if not any(c["keep"] for c in cand):
+                cand = []
         if rec is not None and cand:
             from nertz.vision.evaluate import match_boxes
 
             det = rec.detect(frame)
             fi = np.nonzero((det.class_id == 0) & det.whole)[0]
-            tq = np.stack([np.asarray(c["quad"]) for c in cand])
-            pairs = match_boxes(det.boxes[fi], np.column_stack([tq.min(axis=1), tq.max(axis=1)]))
+            if max_vis is None:
+                tq = np.stack([np.asarray(c["quad"]) for c in cand])
+                gt = np.column_stack([tq.min(axis=1), tq.max(axis=1)])
+            else:
+                gt = np.stack([np.asarray(c["part"], np.float64) for c in cand])
+            pairs = match_boxes(det.boxes[fi], gt)
             got = []
             for a, b in pairs:
+                if not cand[b].get("keep", True):
+                    continue
                 q = det.quads[fi[a]] if rng.random() < 0.5 else det.raw_quads[fi[a]]
                 got.append(dict(cand[b], quad=np.asarray(q, np.float64).tolist()))
             cand = got
@@ -845,7 +865,11 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
             scenes with a close-up camera, ``fill`` 1.3..3.5 of :func:`make_scene`); ``roll_p``
             (0.0, share of frames turned by a random angle, :func:`_roll`); classify: ``crop`` (64 px),
             ``cards_per_frame`` (40); card: ``crop`` (64 px), ``cards_per_frame`` (16),
-            ``min_visible`` (0.9, renderer's visible fraction), ``jitter`` (0.03, corner noise as a
+            ``min_visible`` (0.9, renderer's visible fraction), ``max_visible`` (None; a number:
+            only the partly covered cards visible from ``min_visible`` up to below it whose
+            index corner shows, a hand or another card over the rest, each taken with the quad
+            ``detector_quads`` finds for its visible part when it has a whole card's shape;
+            requires ``detector_quads``), ``jitter`` (0.03, corner noise as a
             share of the card's side, :func:`jitter_quad`; 0: the exact label quads),
             ``jitter_scale`` (0.04, the quad scaled by up to 1 +- this), ``detector_quads``
             (None; an oriented-box detector's ONNX file: each card's quad is then the one that
@@ -865,8 +889,8 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         the classes, for people).
 
     Raises:
-        ValueError: unknown ``kind``, ``images`` < 1, ``workers`` < 1 or ``clutter_crops``
-            outside 0..1.
+        ValueError: unknown ``kind``, ``images`` < 1, ``workers`` < 1, ``clutter_crops``
+            outside 0..1, or ``max_visible`` without ``detector_quads``.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown dataset kind {kind!r}; choose from {KINDS}")
@@ -874,6 +898,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         raise ValueError(f"images must be at least 1, got {images}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    if options.get("max_visible") is not None and not options.get("detector_quads"):
+        raise ValueError("max_visible (partly covered cards) needs detector_quads: covered cards are taken "
+                         "as a detector boxes them")
     out = Path(out)
     val_every = int(options.get("val_every", 10))
     frames = int(options.get("frames_per_scene", 3))

@@ -1,5 +1,6 @@
 """Rectified cards: quad order, the upright warp, jittered quads, oriented-box labels and decoding,
-the rectified-card classifier's entry point (``CardRecognizer.identify_quads``)."""
+the rectified-card classifier's entry point (``CardRecognizer.identify_quads``) and the
+covered-card classifier for faces under a hand."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 
 from nertz.datasets.export import (CARD_CLASSES, jitter_quad, order_quad, rectify_card, visible_quads,
                                    write_dataset)
-from nertz.vision.detect import (IDENTIFIER_ONNX, OBB_ONNX, CardRecognizer, Detections, decode_obb, default_detector,
-                                 refine_quad, whole_card)
+from nertz.vision.detect import (COVERED_ONNX, IDENTIFIER_ONNX, OBB_ONNX, CardRecognizer, Detections, decode_obb,
+                                 default_detector, refine_quad, under_hand, whole_card)
 from nertz.vision.evaluate import calibration_error, corner_error
 
 
@@ -206,3 +207,79 @@ def test_full_pipeline_gives_card_shaped_quads(frame_and_cards):
     faces = det[det.class_id == 0]
     said = set(faces.labels[faces.whole].tolist())
     assert len(said & {c["card"] for c in cards}) >= 0.5 * len(cards)
+
+
+@pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
+def test_card_set_of_partly_covered_cards_holds_only_those(tmp_path):
+    from nertz.datasets.export import _frames
+
+    opts = dict(crop=32, frames_per_scene=2, cards_per_frame=16, resolution=(960, 540), val_every=1000,
+                min_visible=0.35, max_visible=0.9, detector_quads=str(OBB_ONNX))
+    out = write_dataset("card", 32, 7, tmp_path / "cov", **opts)
+    pngs = list(out.glob("*/*/*.png"))
+    # the same scene, rendered again from the same seed: its partly covered face-up cards
+    covered = set()
+    for _, lab in _frames(0, 7, 2, opts)[1]:
+        covered |= {c["card"] for c in lab["cards"] if c["face_up"] and c["corner_visible"]
+                    and 0.35 <= c["visible"] < 0.9}
+    assert pngs and {p.parent.name for p in pngs} <= covered
+    with pytest.raises(ValueError, match="detector_quads"):
+        write_dataset("card", 32, 7, tmp_path / "bad", min_visible=0.35, max_visible=0.9)
+
+
+def test_under_hand_flags_the_boxes_a_hand_box_overlaps():
+    boxes = np.array([[0, 0, 10, 10], [20, 20, 30, 30], [10, 0, 20, 10]], np.float32)
+    assert under_hand(boxes, np.array([[5, 5, 15, 15]])).tolist() == [True, False, True]
+    assert under_hand(boxes, np.array([[10, 10, 20, 20]])).tolist() == [False, False, False]  # edges touch only
+    assert under_hand(boxes, np.zeros((0, 4))).tolist() == [False] * 3
+    assert under_hand(np.zeros((0, 4)), np.array([[5, 5, 15, 15]])).shape == (0,)
+
+
+@pytest.mark.skipif(not (IDENTIFIER_ONNX.is_file() and COVERED_ONNX.is_file()),
+                    reason="rectified-card or covered-card classifier not shipped")
+def test_cards_under_a_hand_are_read_by_the_covered_card_classifier(frame_and_cards, monkeypatch):
+    frame, cards = frame_and_cards
+    rec = CardRecognizer(table=None)
+    assert rec.cov is not None
+    quads = np.array([c["quad"] for c in cards], np.float32)
+    cov = np.arange(len(cards)) % 2 == 0
+    read = rec._read
+    seen = []
+    monkeypatch.setattr(rec, "_read", lambda sess, imgs: (seen.append((sess, len(imgs))), read(sess, imgs))[1])
+    p = rec.quad_probabilities(frame, quads, covered=cov)
+    assert seen == [(rec.idf, int((~cov).sum())), (rec.cov, int(cov.sum()))]
+    assert np.allclose(p.sum(axis=1), 1, atol=1e-4)
+    # rows not under a hand are the plain classifier's, whatever the others are
+    plain = CardRecognizer(table=None, covered=None)
+    np.testing.assert_allclose(p[~cov], plain.quad_probabilities(frame, quads)[~cov], atol=1e-5)
+    np.testing.assert_allclose(plain.quad_probabilities(frame, quads, covered=cov), plain.quad_probabilities(frame, quads))
+    # the covered-card classifier still names whole cards
+    labels, _ = rec.identify_quads(frame, quads, covered=np.ones(len(cards), bool))
+    assert np.mean([a == c["card"] for a, c in zip(labels, cards)]) >= 0.8
+    with pytest.raises(ValueError, match="covered has 1 flags"):
+        rec.quad_probabilities(frame, quads, covered=np.ones(1, bool))
+
+
+def test_the_observer_tells_the_recognizer_which_faces_a_hand_overlaps():
+    from nertz.vision.observe import ModelObserver
+
+    class Recognizer:
+        card_names = ("2C", "3C")
+        calls: list = []
+
+        def detect(self, frame):
+            quads = np.array([[[0, 0], [60, 0], [60, 90], [0, 90]], [[200, 0], [260, 0], [260, 90], [200, 90]],
+                              [[40, 40], [120, 40], [120, 120], [40, 120]]], np.float32)
+            boxes = np.array([[0, 0, 60, 90], [200, 0, 260, 90], [40, 40, 120, 120]], np.float32)
+            return Detections(quads, boxes, np.ones(3, np.float32), np.array([0, 0, 2]), np.array(["", "", ""], object),
+                              np.zeros(3, np.float32), np.array([None] * 3, object), np.full(3, np.nan, np.float32),
+                              np.array([True, True, False]), quads.copy())
+
+        def quad_probabilities(self, frame, quads, alt_quads=None, covered=None):
+            self.calls.append(np.asarray(covered).tolist())
+            return np.tile(np.array([[0.9, 0.1]], np.float32), (len(quads), 1))
+
+    rec = Recognizer()
+    look = ModelObserver(rec)(0, 0.0, np.zeros((200, 300, 3), np.uint8))
+    assert rec.calls == [[True, False]]  # the first face lies partly under the hand box
+    assert [s.label for s in look.faces] == ["2C", "2C"] and len(look.hands) == 1

@@ -16,7 +16,11 @@ Pipeline (models from :mod:`nertz.vision.train`, shipped in ``models/``):
    every face whose quad has a whole card's shape (:func:`whole_card`) is warped upright from
    its quad (:func:`nertz.datasets.export.rectify_card`, the same warp as in training) and
    named (``7S``, ``TH``, ``JK``); :meth:`CardRecognizer.identify_quads` does the same for quads
-   the caller chooses (the tracker's entry point).
+   the caller chooses (the tracker's entry point). A face that a hand box overlaps (a card
+   partly under a player's hand) is read instead by the **covered-card classifier**
+   (``models/cards_id_covered.onnx``, the same network fine-tuned on partly covered cards as
+   the detector boxes them) when it is shipped: it reads such cards better and whole cards a
+   little worse (see ``models/MODEL_CARD.md``), so each reads what it is best at.
 3. **Strip classifier** (``models/cards_strip.onnx``, YOLO11n-cls, 53 classes, 96 x 96): with
    the oriented-box detector, the other faces (strips of cascaded cards, edges of fanned
    ones, partly covered cards) are warped from their oriented boxes with the aspect kept,
@@ -51,7 +55,8 @@ from .backs import UNKNOWN, BackMatcher
 
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "MODELS", "DETECTOR_ONNX", "OBB_ONNX",
-           "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "STRIP_ONNX", "default_detector", "refine_quad"]
+           "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX", "default_detector", "refine_quad",
+           "under_hand"]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_ONNX = MODELS / "cards_det.onnx"
@@ -62,6 +67,9 @@ CLASSIFIER_ONNX = MODELS / "cards_cls.onnx"
 """Crop classifier (square crops around the visible part)."""
 IDENTIFIER_ONNX = MODELS / "cards_id.onnx"
 """Rectified-card classifier (whole cards warped upright from their quads)."""
+COVERED_ONNX = MODELS / "cards_id_covered.onnx"
+"""Covered-card classifier (the rectified-card classifier fine-tuned on partly covered cards):
+reads the whole-shaped faces that a hand box overlaps."""
 STRIP_ONNX = MODELS / "cards_strip.onnx"
 """Strip classifier (the visible parts of partly covered cards, warped with their aspect kept)."""
 STRIP_PAD = 1.1
@@ -444,6 +452,28 @@ def _calibration(path: Path) -> float:
         raise ModelError(f"calibration file {f} is broken: {e}") from None
 
 
+def under_hand(boxes: np.ndarray, hands: np.ndarray) -> np.ndarray:
+    """Which of ``boxes`` ``(N, 4)`` xyxy pixels any of ``hands`` ``(M, 4)`` xyxy overlaps (a
+    positive intersection area): ``(N,) bool``, all False when there are no hands."""
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    h = np.asarray(hands, np.float32).reshape(-1, 4)
+    if len(b) == 0 or len(h) == 0:
+        return np.zeros(len(b), bool)
+    iw = np.minimum(b[:, None, 2], h[None, :, 2]) - np.maximum(b[:, None, 0], h[None, :, 0])
+    ih = np.minimum(b[:, None, 3], h[None, :, 3]) - np.maximum(b[:, None, 1], h[None, :, 1])
+    return ((iw > 0) & (ih > 0)).any(axis=1)
+
+
+def _tempered(p: np.ndarray, temperature: float) -> np.ndarray:
+    """Softmax rows ``p`` ``(N, C)`` with their logits divided by ``temperature``."""
+    if temperature == 1.0:
+        return p
+    z = np.log(np.clip(p, 1e-12, 1.0)) / temperature
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
 def _quads_array(quads: np.ndarray) -> np.ndarray:
     """``quads`` as ``(N, 4, 2) float64``. Raises ValueError for another shape."""
     q = np.asarray(quads, np.float64)
@@ -478,6 +508,10 @@ class CardRecognizer:
         strips: the strip classifier ONNX file (faces that are not whole cards, read from
             their oriented boxes; used with the oriented-box detector only, in place of
             ``classifier``), or None; default ``models/cards_strip.onnx`` when shipped.
+        covered: the covered-card classifier ONNX file (a rectified-card classifier with the
+            same classes as ``identifier``, for the faces a hand box overlaps; its own
+            ``<stem>.calib.json`` temperature), or None; default
+            ``models/cards_id_covered.onnx`` when shipped. Used only with ``identifier``.
 
     Raises:
         ModelError: a model file is missing or broken.
@@ -488,7 +522,8 @@ class CardRecognizer:
                  crop_pad: float = 1.15, threads: int = 2,
                  identifier: str | Path | None = IDENTIFIER_ONNX if IDENTIFIER_ONNX.is_file() else None,
                  tta: bool = True, refine: bool = True,
-                 strips: str | Path | None = STRIP_ONNX if STRIP_ONNX.is_file() else None) -> None:
+                 strips: str | Path | None = STRIP_ONNX if STRIP_ONNX.is_file() else None,
+                 covered: str | Path | None = COVERED_ONNX if COVERED_ONNX.is_file() else None) -> None:
         self.det = _session(Path(detector) if detector is not None else default_detector(), threads)
         self.det_names = _names(self.det)
         self.obb = self.det.get_modelmeta().custom_metadata_map.get("task") == "obb"
@@ -499,6 +534,10 @@ class CardRecognizer:
         self.id_names = _names(self.idf) if self.idf is not None else {}
         self.id_size = _cls_size(self.idf) if self.idf is not None else 0
         self.id_temperature = _calibration(Path(identifier)) if identifier is not None else 1.0
+        self.cov = _session(Path(covered), threads) if covered is not None and self.idf is not None else None
+        self.cov_temperature = _calibration(Path(covered)) if self.cov is not None else 1.0
+        if self.cov is not None and _names(self.cov) != self.id_names:
+            raise ModelError(f"the covered-card classifier {covered} has other classes than {identifier}")
         self.strip = _session(Path(strips), threads) if strips is not None and self.obb else None
         self.strip_names = _names(self.strip) if self.strip is not None else {}
         self.strip_size = _cls_size(self.strip) if self.strip is not None else 0
@@ -605,9 +644,10 @@ class CardRecognizer:
         return np.stack([rectify_card(frame, order_quad(x), self.id_size) for x in q])
 
     def quad_probabilities(self, frame: np.ndarray, quads: np.ndarray,
-                           alt_quads: np.ndarray | None = None) -> np.ndarray:
+                           alt_quads: np.ndarray | None = None,
+                           covered: np.ndarray | None = None) -> np.ndarray:
         """Probabilities of every card for each quad (rectified-card classifier, calibrated by
-        its temperature).
+        its temperature; the covered-card classifier for the quads marked ``covered``).
 
         Args:
             frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2)`` corners in frame pixels (any
@@ -616,13 +656,16 @@ class CardRecognizer:
                 ``Detections.raw_quads``, the detector's box before edge refinement): the
                 probabilities of both are averaged (on synthetic frames: 0.927 instead of 0.890
                 with the refined quads alone, 20 frames, seed 4242).
+            covered: optional ``(N,) bool``: the cards partly under a hand (see
+                :func:`under_hand`), read by the covered-card classifier when one is loaded.
 
         Returns:
             ``(N, 53) float32``, rows summing to 1, columns in the order of :attr:`card_names`
             (top-k: ``np.argsort(-p, axis=1)[:, :k]``). The rules' prior can multiply these.
 
         Raises:
-            ModelError: no rectified-card classifier loaded. ValueError: bad quads.
+            ModelError: no rectified-card classifier loaded. ValueError: bad quads, or
+                ``covered`` of another length than ``quads`` (with a covered-card classifier).
         """
         imgs = self.rectify(frame, quads)
         if len(imgs) == 0:
@@ -632,25 +675,32 @@ class CardRecognizer:
             if len(alt) != len(imgs):
                 raise ValueError(f"alt_quads has {len(alt)} quads, quads {len(imgs)}")
             imgs = np.concatenate([imgs, alt])
-        p = self._read(self.idf, imgs)
-        if self.id_temperature != 1.0:
-            z = np.log(np.clip(p, 1e-12, 1.0)) / self.id_temperature
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
+        cov = np.zeros(len(imgs), bool)
+        if covered is not None and self.cov is not None:
+            c = np.asarray(covered, bool).reshape(-1)
+            if len(c) != len(quads):
+                raise ValueError(f"covered has {len(c)} flags, quads {len(quads)}")
+            cov = np.concatenate([c, c]) if alt_quads is not None else c
+        p = np.zeros((len(imgs), len(self.id_names)), np.float32)
+        for sess, temp, rows in ((self.idf, self.id_temperature, ~cov), (self.cov, self.cov_temperature, cov)):
+            if rows.any():
+                p[rows] = _tempered(self._read(sess, imgs[rows]), temp)
         if alt_quads is not None:
             n = len(p) // 2
             p = (p[:n] + p[n:]) / 2
         return p.astype(np.float32)
 
     def identify_quads(self, frame: np.ndarray, quads: np.ndarray,
-                       alt_quads: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       alt_quads: np.ndarray | None = None,
+                       covered: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Name the whole face-up cards at ``quads`` (the tracker's entry point).
 
         Args:
             frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2) float32`` each card's 4 corners
                 in frame pixels (clockwise from the top-left as seen; other orders are sorted).
             alt_quads: optional second estimate of the same cards, averaged in
+                (:meth:`quad_probabilities`).
+            covered: optional ``(N,) bool``, the cards partly under a hand
                 (:meth:`quad_probabilities`).
 
         Returns:
@@ -660,7 +710,7 @@ class CardRecognizer:
         Raises:
             ModelError: no rectified-card classifier loaded. ValueError: bad quads.
         """
-        p = self.quad_probabilities(frame, quads, alt_quads)
+        p = self.quad_probabilities(frame, quads, alt_quads, covered)
         k = p.argmax(axis=1)
         names = self.card_names
         return np.array([names[int(i)] for i in k], dtype=object), p[np.arange(len(p)), k].astype(np.float32)
@@ -693,9 +743,10 @@ class CardRecognizer:
 
     def identify(self, frame: np.ndarray, det: Detections) -> Detections:
         """Name the faces and the backs (colour) of ``det`` in place; returns it. Whole cards
-        (``det.whole``) go to the rectified-card classifier, other faces to the strip classifier
-        (:meth:`identify_strips`) when loaded, else to the crop classifier (or to the rectified
-        one when neither is loaded)."""
+        (``det.whole``) go to the rectified-card classifier (those a hand box of ``det``
+        overlaps to the covered-card classifier when loaded), other faces to the strip
+        classifier (:meth:`identify_strips`) when loaded, else to the crop classifier (or to the
+        rectified one when neither is loaded)."""
         faces = np.nonzero(det.class_id == 0)[0]
         whole = faces[det.whole[faces]] if self.idf is not None else faces[:0]
         rest = np.setdiff1d(faces, whole)
@@ -707,7 +758,8 @@ class CardRecognizer:
             det.label_confidence[rest] = prob
             rest = rest[:0]
         if len(whole):
-            names, prob = self.identify_quads(frame, det.quads[whole], det.raw_quads[whole])
+            names, prob = self.identify_quads(frame, det.quads[whole], det.raw_quads[whole],
+                                              under_hand(det.boxes[whole], det.boxes[det.class_id == 2]))
             det.labels[whole] = names
             det.label_confidence[whole] = prob
         if self.cls is not None and len(rest):

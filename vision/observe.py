@@ -6,7 +6,9 @@
   name, so a look on a busy table classifies a handful of cards, not thirty. "Barely" means
   both a small mean change and almost no pixel changed much: a card laid exactly on the one
   before it (a 3D on the 2D of its pile) changes only a pip and an index, a few per cent of
-  the box, and must be named afresh.
+  the box, and must be named afresh. A card-shaped face that a hand box overlaps (a card partly
+  under a player's hand) is named by the covered-card classifier when it is shipped
+  (:data:`~nertz.vision.detect.COVERED_ONNX`).
 * :class:`LabelObserver` reads the synthetic engine's per-frame labels instead of pixels: the
   tracker and the referee on perfect eyes, to measure them apart from the models.
 """
@@ -23,6 +25,7 @@ import numpy as np
 
 from nertz.referee.errors import NertzError
 
+from .detect import under_hand
 from .tracker import Look, Sighting
 
 __all__ = ["Observer", "ModelObserver", "LabelObserver", "read_labels", "STRONG_CHANGE"]
@@ -123,7 +126,10 @@ class ModelObserver:
             rest = np.setdiff1d(todo_a, by_quad)
             if len(by_quad):
                 # whole cards: the full probabilities, so the tracker also knows the runners-up
-                p = self.recognizer.quad_probabilities(frame, det.quads[by_quad], getattr(det, "raw_quads", det.quads)[by_quad])
+                # a card partly under a hand is read by the covered-card classifier when shipped
+                covered = under_hand(det.boxes[by_quad], det.boxes[det.class_id == 2])
+                p = self.recognizer.quad_probabilities(frame, det.quads[by_quad], getattr(det, "raw_quads", det.quads)[by_quad],
+                                                       covered=covered)
                 names = self.recognizer.card_names
                 order = np.argsort(-p, axis=1)[:, : self.top_k]
                 for r, i in enumerate(by_quad):
