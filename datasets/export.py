@@ -13,7 +13,9 @@
   to the square) of every face-up card at least ``min_visible`` (0.9) visible, its label quad
   jittered as a detector's would be (:func:`jitter_quad`) and turned by 180 degrees at random
   (never mirrored): the input of the rectified-card classifier that
-  :meth:`nertz.vision.detect.CardRecognizer.identify_quads` runs.
+  :meth:`nertz.vision.detect.CardRecognizer.identify_quads` runs. With ``max_visible``, the
+  partly covered cards instead, each with the quad a detector finds for its visible part: the
+  covered-card classifier's set (``models/cards_id_covered.onnx``).
 - ``kind="obb"``: the same crops as ``detect`` labelled with oriented boxes (ultralytics OBB
   format): a whole card's own quad, else the minimum-area rectangle of its visible part
   (:func:`visible_quads`); hands keep their axis-aligned boxes.
@@ -737,11 +739,11 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             cand = [c for c in lab["cards"] if c["face_up"] and c["visible"] >= min_vis]
         else:
             # partly covered cards (a hand or another card over them) whose index corner shows,
-            # each matched to the detector by the box of its visible part, not of the whole card
+            # each matched to the detector by the box of its visible part, not of the whole card;
+            # every visible card competes for the detections (a box over the card on top must
+            # not be taken for the covered one), only the covered ones are kept
             H, W = frame.shape[:2]
             part = {i: box for i, box, _ in visible_boxes(lab, W, H)}
-            # every visible card competes for the detections (a box over the card on top must
-            # not be taken for the covered one); only the covered ones are kept
             cand = [dict(c, quad=None, part=part[i], keep=c["face_up"] and c["corner_visible"]
                          and min_vis <= c["visible"] < float(max_vis))
                     for i, c in enumerate(lab["cards"]) if i in part]
