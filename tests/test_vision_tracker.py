@@ -431,6 +431,23 @@ def test_a_new_reading_where_the_pixels_did_not_change_is_a_rereading_not_a_play
     assert [e["card"] for e in s.events if e["type"] == "play"] == plays
 
 
+@pytest.mark.parametrize("change, plays", [(0.5, ["TC", "JC", "QC"]), (0.02, ["TC"])])
+def test_the_prior_reads_a_card_squared_on_the_pile_when_its_place_changed(change, plays):
+    # cards laid exactly on the top (the same pose): a JC read as JS (JC close behind), then a
+    # QC read as JC, the top's own name (QC close behind). Where the place changed, each is the
+    # next card of the pile's suit; where it did not, the top read anew is no play at all
+    s = Stream()
+    s.tracker.piles.changed = lambda cand: change
+    pile = card(500, 300)
+    for _ in range(3):
+        _look_with_alts(s, ("TC", 0.95, (), pile))
+    for _ in range(3):
+        _look_with_alts(s, ("JS", 0.49, (("JC", 0.39), ("JD", 0.1)), pile))
+    for _ in range(3):
+        _look_with_alts(s, ("JC", 0.41, (("QC", 0.4), ("JS", 0.1)), pile))
+    assert [e["card"] for e in s.events if e["type"] == "play"] == plays
+
+
 def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
     befores: list[int] = []
 
