@@ -314,9 +314,10 @@ class TrackerSettings:
             Rendered rounds, perfect eyes: every real play changed at least 0.065 of its place
             (1st percentile 0.084).
         min_change_squared: the rules' prior (``rules_prior``) applies to a card read on a
-            pile where it lies exactly as the top card does only when its place changed by at
-            least this fraction of its pixels since the pile's last settled look (a new card
-            squared on the pile, not the top read anew); 0 keeps the prior off for such cards.
+            pile where it lies exactly as the top card does, or read as the top card itself,
+            only when its place changed by at least this fraction of its pixels since the
+            pile's last settled look (a new card squared on the pile, not the top read anew);
+            0 keeps the prior off for such cards.
             With the models, plays all right at 0 / 0.1: 20 tuning rounds 896 / 896 of 982
             (1 play more found, 1 extra fewer), rounds 9161-9168 386 / 388 of 427, 12 older
             rounds 524 / 525 of 570 (points off 41 -> 34); 0.05 as 0.1 on the tuning rounds.
@@ -613,10 +614,11 @@ class PileTracker:
     def _read_on(self, p: _Pile, s: Sighting, look: Look) -> Sighting:
         """``s``, a face seen on pile ``p``, with the rules' prior (``rules_prior``) for the
         card that may legally come next on ``p``. The prior applies to a new card only: the top
-        itself read differently in another look must not become the next card. A card is new
-        when it lies differently from the top, or, lying as the top does (a card squared
-        exactly on the pile), when its place changed by at least ``min_change_squared`` of its
-        pixels since the pile's last settled look (needs the ``changed`` callback)."""
+        itself read differently in another look must not become the next card. A card read as
+        another than the top is new when it lies differently from the top; one that lies as
+        the top does (a card squared exactly on the pile) or is read as the top itself is new
+        only when its place changed by at least ``min_change_squared`` of its pixels since the
+        pile's last settled look (needs the ``changed`` callback)."""
         st = self.settings
         read = _with_prior(s, _next_on(p.top.label), st.rules_prior)
         if read is s:
