@@ -235,6 +235,24 @@ def test_under_hand_flags_the_boxes_a_hand_box_overlaps():
     assert under_hand(np.zeros((0, 4)), np.array([[5, 5, 15, 15]])).shape == (0,)
 
 
+def test_box_coverage_is_the_share_of_each_box_under_each_other():
+    from nertz.vision.boxes import box_coverage, boxes_overlap
+    boxes = np.array([[0, 0, 10, 10], [20, 20, 30, 30]], np.float32)
+    cover = box_coverage(boxes, np.array([[5, 0, 15, 10], [0, 0, 40, 40]], np.float32))
+    assert cover.shape == (2, 2)
+    assert np.allclose(cover, [[0.5, 1.0], [0.0, 1.0]])
+    assert boxes_overlap(boxes[0], np.array([[5, 0, 15, 10], [0, 5, 10, 7.5]])) == 0.5
+    assert boxes_overlap(boxes[0], np.zeros((0, 4))) == 0.0
+
+
+def test_detections_under_hands_names_the_faces_a_hand_box_overlaps():
+    det = Detections.from_boxes(np.array([[0, 0, 10, 10], [20, 20, 30, 30], [5, 5, 15, 15]], np.float32),
+                                np.ones(3, np.float32), np.array([0, 0, 2]))
+    assert det.under_hands().tolist() == [True, False, True]  # the hand's own box overlaps itself
+    assert det.under_hands(np.array([1, 0])).tolist() == [False, True]
+    assert Detections.empty().under_hands().shape == (0,)
+
+
 @pytest.mark.skipif(not (IDENTIFIER_ONNX.is_file() and COVERED_ONNX.is_file()),
                     reason="rectified-card or covered-card classifier not shipped")
 def test_cards_under_a_hand_are_read_by_the_covered_card_classifier(frame_and_cards, monkeypatch):

@@ -52,6 +52,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.table import Table
 
 from .backs import UNKNOWN, BackMatcher
+from .boxes import under_hand
 
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "MODELS", "DETECTOR_ONNX", "OBB_ONNX",
@@ -217,6 +218,13 @@ class Detections:
         return Detections(self.quads[idx], self.boxes[idx], self.confidence[idx], self.class_id[idx],
                           self.labels[idx], self.label_confidence[idx], self.owners[idx],
                           self.back_distance[idx], self.whole[idx], self.raw_quads[idx])
+
+    def under_hands(self, idx: Any = slice(None)) -> np.ndarray:
+        """``(K,) bool``: which of the detections ``idx`` (index array, mask or slice; all by
+        default) one of this frame's hand boxes (``class_id == 2``) overlaps
+        (:func:`~nertz.vision.boxes.under_hand`): the faces read by the covered-card
+        classifier."""
+        return under_hand(self.boxes[idx], self.boxes[self.class_id == 2])
 
     def cards(self) -> list[dict]:
         """The cards (hands left out) in the contract's form of ``nertz detect``:
@@ -450,18 +458,6 @@ def _calibration(path: Path) -> float:
         return float(json.loads(f.read_text())["temperature"])
     except (ValueError, KeyError, TypeError) as e:
         raise ModelError(f"calibration file {f} is broken: {e}") from None
-
-
-def under_hand(boxes: np.ndarray, hands: np.ndarray) -> np.ndarray:
-    """Which of ``boxes`` ``(N, 4)`` xyxy pixels any of ``hands`` ``(M, 4)`` xyxy overlaps (a
-    positive intersection area): ``(N,) bool``, all False when there are no hands."""
-    b = np.asarray(boxes, np.float32).reshape(-1, 4)
-    h = np.asarray(hands, np.float32).reshape(-1, 4)
-    if len(b) == 0 or len(h) == 0:
-        return np.zeros(len(b), bool)
-    iw = np.minimum(b[:, None, 2], h[None, :, 2]) - np.maximum(b[:, None, 0], h[None, :, 0])
-    ih = np.minimum(b[:, None, 3], h[None, :, 3]) - np.maximum(b[:, None, 1], h[None, :, 1])
-    return ((iw > 0) & (ih > 0)).any(axis=1)
 
 
 def _tempered(p: np.ndarray, temperature: float) -> np.ndarray:
@@ -759,7 +755,7 @@ class CardRecognizer:
             rest = rest[:0]
         if len(whole):
             names, prob = self.identify_quads(frame, det.quads[whole], det.raw_quads[whole],
-                                              under_hand(det.boxes[whole], det.boxes[det.class_id == 2]))
+                                              det.under_hands(whole))
             det.labels[whole] = names
             det.label_confidence[whole] = prob
         if self.cls is not None and len(rest):

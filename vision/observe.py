@@ -25,7 +25,6 @@ import numpy as np
 
 from nertz.referee.errors import NertzError
 
-from .detect import under_hand
 from .tracker import Look, Sighting
 
 __all__ = ["Observer", "ModelObserver", "LabelObserver", "read_labels", "STRONG_CHANGE"]
@@ -127,7 +126,7 @@ class ModelObserver:
             if len(by_quad):
                 # whole cards: the full probabilities, so the tracker also knows the runners-up
                 # a card partly under a hand is read by the covered-card classifier when shipped
-                covered = under_hand(det.boxes[by_quad], det.boxes[det.class_id == 2])
+                covered = det.under_hands(by_quad)
                 p = self.recognizer.quad_probabilities(frame, det.quads[by_quad], getattr(det, "raw_quads", det.quads)[by_quad],
                                                        covered=covered)
                 names = self.recognizer.card_names

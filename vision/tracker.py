@@ -85,6 +85,7 @@ import numpy as np
 from nertz.referee.cards import Card
 from nertz.referee.table import Table
 
+from .boxes import boxes_overlap
 from .hands import HandTracker
 
 __all__ = ["Sighting", "Look", "PileTracker", "ZoneTracker", "RoundTracker", "TrackerSettings",
@@ -104,18 +105,6 @@ def quad_pose(quad: np.ndarray) -> tuple[np.ndarray, float, float]:
 def _angle_diff(a: float, b: float) -> float:
     d = abs(a - b) % 180.0
     return min(d, 180.0 - d)
-
-
-def boxes_overlap(box: np.ndarray, others: np.ndarray) -> float:
-    """The largest fraction of ``box`` ``(4,)`` xyxy covered by any of ``others`` ``(M, 4)``
-    xyxy (0.0 when there are none)."""
-    if len(others) == 0:
-        return 0.0
-    o = np.asarray(others, np.float32).reshape(-1, 4)
-    iw = np.clip(np.minimum(box[2], o[:, 2]) - np.maximum(box[0], o[:, 0]), 0, None)
-    ih = np.clip(np.minimum(box[3], o[:, 3]) - np.maximum(box[1], o[:, 1]), 0, None)
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    return float((iw * ih).max() / area)
 
 
 @dataclass(frozen=True)
