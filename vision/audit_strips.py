@@ -29,7 +29,7 @@ from nertz.datasets.audit_export import AUDIT_SCALE
 
 from .detect import MODELS, decode_obb
 
-__all__ = ["StripDetector", "strip_owners", "STRIPS_ONNX", "CARD_INPUT_PX"]
+__all__ = ["StripDetector", "strip_owners", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
 
 STRIPS_ONNX = MODELS / "audit_strips.onnx"
 """The shipped strip detector."""
@@ -38,6 +38,10 @@ CARD_INPUT_PX = (92.0, 140.0)
 the audit scenes' median card (61-93 pixels at 1920 x 1080, seeds 0-19) times
 :data:`~nertz.datasets.audit_export.AUDIT_SCALE`. Photos whose cards measure otherwise (a close
 camera, few cards) are resized into this range."""
+MAX_INPUT_SIDE = 2880
+"""The network input's longer side at most, pixels (a 1920-wide photo's own scale): a card
+size measured wrongly small (a few pixels) would otherwise ask for an input of tens of
+gigabytes."""
 
 
 class StripDetector:
@@ -73,7 +77,8 @@ class StripDetector:
         Args:
             image: ``(H, W, 3) uint8`` BGR photo (its width sets the scale).
             card_long: the cards' long side in image pixels when known: the scale is then
-                kept such that it comes to :data:`CARD_INPUT_PX` (the range seen in training).
+                kept such that it comes to :data:`CARD_INPUT_PX` (the range seen in training),
+                unless the input's longer side would pass :data:`MAX_INPUT_SIDE`.
 
         Returns:
             ``quads (N, 4, 2) float32`` image pixels, ``scores (N,)``, ``class_id (N,)``
@@ -87,6 +92,7 @@ class StripDetector:
         s = AUDIT_SCALE * 1920.0 / W
         if card_long is not None and card_long > 0:
             s = float(np.clip(s, CARD_INPUT_PX[0] / card_long, CARD_INPUT_PX[1] / card_long))
+        s = min(s, MAX_INPUT_SIDE / max(x1 - x0, y1 - y0))
         sub = image[y0:y1, x0:x1]
         nw, nh = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
         resized = cv2.resize(sub, (nw, nh), interpolation=cv2.INTER_LINEAR if s > 1 else cv2.INTER_AREA)

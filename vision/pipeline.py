@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -23,12 +24,21 @@ from nertz.referee.table import Table
 
 from .arrival import ArrivalTimer
 from .observe import Observer
+from .spread_count import count_spreads
 from .tracker import RoundTracker, TrackerSettings
 
-__all__ = ["RefereePipeline", "PipelineStats", "REVIEW_BELOW"]
+__all__ = ["RefereePipeline", "PipelineStats", "REVIEW_BELOW", "SPREAD_AFTER_S"]
 
 REVIEW_BELOW = 0.9
 """Plays whose confidence is below this are also reported as review items (as in the service)."""
+
+SPREAD_AFTER_S = 2.0
+"""Seconds after the call from which frames are taken to show the players' spreads (the Nertz
+cards left, counted by :func:`~nertz.vision.spread_count.count_spreads`): it takes the players
+that long to lay them out (rendered rounds: about 3 s)."""
+
+_KEEP_EVERY_S = 0.3  # full frames kept for the spread count: one every this many seconds ...
+_KEEP = 6  # ... the last this many (1.8 s)
 
 
 @dataclass
@@ -70,6 +80,10 @@ class RefereePipeline:
         settings: tracker settings.
         on_message: called with each output line (a contract event or ruling dict) as it happens.
         nertz_left: Nertz counts known ahead (``{player: cards}``), pushed with the first call.
+        count_spreads: when the round ends (:meth:`finish`), count the Nertz cards left of the
+            players whose count nobody gave from the video's last frames, if they lie at least
+            :data:`SPREAD_AFTER_S` after the call (:func:`~nertz.vision.spread_count.count_spreads`;
+            the counts found are in :attr:`spread_counts`).
 
     Raises:
         ValueError: the table has no shared area, or a call names no player of the table.
@@ -78,9 +92,13 @@ class RefereePipeline:
     def __init__(self, table: Table, observer: Observer, stride: int = 3, fps: float = 30.0,
                  calls: Iterable[tuple[str, float]] = (), settings: TrackerSettings | None = None,
                  on_message: Callable[[dict[str, Any]], None] | None = None,
-                 nertz_left: dict[str, int] | None = None) -> None:
+                 nertz_left: dict[str, int] | None = None, count_spreads: bool = True) -> None:
         self.table = table
         self.nertz_left = dict(nertz_left or {})
+        self.count_spreads = count_spreads
+        self.spread_counts: dict[str, int] = {}
+        self._kept: deque[tuple[float, np.ndarray]] = deque(maxlen=_KEEP)  # (t, full frame)
+        self._call: tuple[str, float, list[np.ndarray]] | None = None  # the first call, the frames before it
         self.observer = observer
         self.stride = max(int(stride), 1)
         self.arrival = ArrivalTimer(fps=fps)
@@ -123,6 +141,8 @@ class RefereePipeline:
         # the call and the counts known ahead are ruled together (the round's end is not
         # reported as "no count" for counts that follow at the same moment)
         self._push({"t": t, "type": "call", "player": name}, report=False)
+        if self._call is None:
+            self._call = (name, t, [f for _, f in list(self._kept)[::-2][:3]])
         self.tracker.end(t)
         for player, n in list(self.nertz_left.items()):
             self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)}, report=False)
@@ -147,6 +167,8 @@ class RefereePipeline:
             name, tc = self.calls.pop(0)
             self._push_call(name, tc)
         self.arrival.push(index, t, frame)
+        if self.count_spreads and (not self._kept or t - self._kept[-1][0] >= _KEEP_EVERY_S):
+            self._kept.append((t, frame.copy()))
         if index % self.stride:
             return
         t0 = time.perf_counter()
@@ -179,11 +201,32 @@ class RefereePipeline:
             self._push_call(name, tc)
         self.calls = []
         end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
-        for name, n in {**self.nertz_left, **(nertz_left or {})}.items():
+        given = {**self.nertz_left, **(nertz_left or {})}
+        for name, n in self._counted_spreads(given).items():
+            given[name] = n
+        for name, n in given.items():
             self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)}, report=False)
         self.nertz_left = {}
         self._report_rulings()
         return self.round.result.to_json()
+
+
+    def _counted_spreads(self, given: dict[str, int]) -> dict[str, int]:
+        """The Nertz cards left of the players (the caller aside) whose count is neither in
+        ``given`` nor already pushed, from the kept frames after the call (see
+        ``count_spreads``); empty when there are none to count or no such frames."""
+        if not self.count_spreads or self._call is None:
+            return {}
+        caller, t_call, before = self._call
+        known = set(given) | {e["player"] for e in self.events if e.get("type") == "nertz_left"}
+        todo = [n for n in self.table.names if n != caller and n not in known and n in self.table.zones]
+        after = [f for t, f in self._kept if t >= t_call + SPREAD_AFTER_S]
+        if not todo or not after:
+            return {}
+        counts = count_spreads(before, after, self.table)
+        self.spread_counts = {n: counts[n] for n in todo if n in counts}
+        self._kept.clear()  # counted once
+        return dict(self.spread_counts)
 
 
 def frames_of(capture: Any, fps: float) -> Iterator[tuple[int, float, np.ndarray]]:

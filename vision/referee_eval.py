@@ -133,6 +133,12 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         out["scores_truth"], out["scores_pred"] = st, sp
         out["scores_exact"] = st == sp
         out["score_error"] = sum(abs(sp.get(n, 0) - st.get(n, 0)) for n in set(st) | set(sp))
+        # the Nertz cards left of every player but the caller (the caller's count is not scored)
+        lt = {n: v["nertz_left"] for n, v in result_truth["players"].items() if n != result_truth.get("caller")}
+        lp = {n: v.get("nertz_left", 0) for n, v in result_pred["players"].items()}
+        out["nertz_left_counts"] = len(lt)
+        out["nertz_left_exact"] = sum(lp.get(n, 0) == k for n, k in lt.items())
+        out["nertz_left_within_one"] = sum(abs(lp.get(n, 0) - k) <= 1 for n, k in lt.items())
     return out
 
 
@@ -205,8 +211,9 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         folder: a ``nertz synth round`` output folder.
         use_labels: look through the labels instead of the models.
         stride: observe every ``stride``-th frame.
-        nertz_left_from_truth: give the referee the true Nertz counts (the count from the
-            end-of-round spread is not measured here).
+        nertz_left_from_truth: give the referee the true Nertz counts; without, it counts
+            them from the players' spreads in the clip's last frames, as ``nertz referee``
+            does (:mod:`nertz.vision.spread_count`).
         settings: :class:`~nertz.vision.tracker.TrackerSettings` (default: the defaults).
         looks_cache: a folder keeping the models' looks of each round (see the module
             docstring); ignored with ``use_labels``.
@@ -241,7 +248,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
             model_observer = None  # replayed: nothing is classified
         observer = _RecordedLooks(looks, model_observer)
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
-    pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings)
+    pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings,
+                           count_spreads=not nertz_left_from_truth)
     pipe.run(frames_of(cap, fps))
     cap.release()
     if cache_file is not None and observer.observer is not None:
@@ -313,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
             tot["rounds"] += 1
             tot["scores_exact"] += bool(res.get("scores_exact"))
             tot["score_error"] += res.get("score_error", 0)
+            for k in ("nertz_left_counts", "nertz_left_exact", "nertz_left_within_one"):
+                tot[k] += res.get(k, 0)
     except NertzError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -321,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
           f"card+pile {tot['found_card_pile'] / n:.3f}, owner {tot['right_owner'] / n:.3f}, "
           f"<=2 frames {tot['within_two_frames'] / n:.3f}, extra {tot['extra'] / n:.3f}, "
           f"collisions {tot['collisions_right']}/{tot['collisions']}, scores exact {tot['scores_exact']}/{tot['rounds']}, "
-          f"points off {tot['score_error']} (sum over rounds and players of |scored - true|)")
+          f"points off {tot['score_error']} (sum over rounds and players of |scored - true|), "
+          f"Nertz counts exact {tot['nertz_left_exact']}/{tot['nertz_left_counts']} "
+          f"(within one {tot['nertz_left_within_one']})")
     return 0
 
 

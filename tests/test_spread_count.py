@@ -1,0 +1,136 @@
+"""The Nertz cards left counted from the players' spreads (vision/spread_count.py) and the
+pipeline's use of it at the round's end.
+
+The rules of the count are tested with fake audits (which strip lies where); one rendered
+audit scene checks that the real audit plugs in. Accuracy is measured on rendered rounds by
+``python -m nertz.vision.referee_eval ROUND...`` (without ``--true-counts``), not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nertz.referee.table import Table
+from nertz.vision import spread_count
+from nertz.vision.audit import AuditError, AuditResult, Strip
+from nertz.vision.observe import LabelObserver
+from nertz.vision.pipeline import SPREAD_AFTER_S, RefereePipeline
+from nertz.vision.spread_count import count_spreads
+
+TABLE = Table.from_dict({
+    "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
+    "shared_area": [[300, 200], [900, 200], [900, 500], [300, 500]],
+    "zones": {"red": [[300, 520], [900, 520], [900, 700], [300, 700]],
+              "blue": [[0, 0], [280, 0], [280, 700], [0, 700]]},
+})
+
+
+def box(x: float, y: float, w: float = 40, h: float = 56) -> np.ndarray:
+    return np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]],
+                    np.float32)
+
+
+def result(*strips: tuple[str, float, float, str, int]) -> AuditResult:
+    """An audit result of strips ``(owner, x, y, zone, spread)``."""
+    return AuditResult({"red": 0, "blue": 0}, {"red": {}, "blue": {}}, 0, 0,
+                       [Strip(o, box(x, y), z, s, "model") for o, x, y, z, s in strips])
+
+
+def fake_audits(monkeypatch, by_frame: dict[int, AuditResult | None]) -> None:
+    """Frames are plain images whose pixel value names their fake audit."""
+    def fake(image, table):
+        r = by_frame[int(image[0, 0, 0])]
+        if r is None:
+            raise AuditError("no face-down card of any registered back")
+        return r
+    monkeypatch.setattr(spread_count, "audit", fake)
+
+
+def frame(k: int) -> np.ndarray:
+    return np.full((72, 128, 3), k, np.uint8)
+
+
+STOCK = ("red", 850, 600, "red", 9)  # red's stock: one back, there before the call and after
+
+
+def test_the_stock_is_not_counted_but_a_spread_over_its_place_is(monkeypatch):
+    spread = [("red", 400 + 12 * i, 600, "red", 1) for i in range(5)]
+    fake_audits(monkeypatch, {
+        0: result(STOCK),
+        1: result(STOCK, *spread, ("blue", 100, 300, "blue", 2), ("blue", 112, 300, "blue", 2)),
+        # a spread of two lying where a back lay before the call is still counted
+        2: result(STOCK, ("red", 850, 600, "red", 3), ("red", 862, 600, "red", 3)),
+    })
+    assert count_spreads([frame(0)], [frame(1)], TABLE) == {"red": 5, "blue": 2}
+    assert count_spreads([frame(0)], [frame(2)], TABLE) == {"red": 2, "blue": 0}
+    # without the frames before the call the stock counts as a card
+    assert count_spreads([], [frame(1)], TABLE) == {"red": 6, "blue": 2}
+
+
+def test_only_own_backs_in_own_zone_count(monkeypatch):
+    fake_audits(monkeypatch, {1: result(("blue", 400, 600, "red", 1), ("red", 100, 300, "blue", 2),
+                                        ("red", 600, 300, "shared", 3), ("unknown", 500, 600, "red", 1))})
+    assert count_spreads([], [frame(1)], TABLE) == {"red": 0, "blue": 0}
+
+
+def test_the_median_over_frames_is_kept_and_frames_without_backs_are_skipped(monkeypatch):
+    row = lambda n: [("red", 400 + 12 * i, 600, "red", 1) for i in range(n)]  # noqa: E731
+    fake_audits(monkeypatch, {1: result(*row(4)), 2: result(*row(1)), 3: result(*row(4)), 4: None})
+    assert count_spreads([frame(4)], [frame(1), frame(2), frame(3), frame(4)], TABLE) == {"red": 4, "blue": 0}
+    assert count_spreads([], [frame(4)], TABLE) == {}  # nothing could be audited
+    assert count_spreads([], [], TABLE) == {}
+
+
+def test_a_count_is_never_more_than_the_nertz_pile(monkeypatch):
+    fake_audits(monkeypatch, {1: result(*[("red", 400 + 5 * i, 600, "red", 1) for i in range(20)])})
+    assert count_spreads([], [frame(1)], TABLE)["red"] == 13
+
+
+def test_no_zones_no_counts(monkeypatch):
+    fake_audits(monkeypatch, {1: result(STOCK)})
+    bare = Table.from_dict({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
+                            "shared_area": [[0, 0], [900, 0], [900, 700], [0, 700]]})
+    assert count_spreads([], [frame(1)], bare) == {}
+
+
+def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_count(monkeypatch):
+    # every frame's one pixel names its audit: 0 during play (the stock), 1 once spread
+    fake_audits(monkeypatch, {0: result(STOCK), 1: result(STOCK, *[("red", 400 + 12 * i, 600, "red", 1)
+                                                                    for i in range(3)])})
+    empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(400)]
+
+    def run(calls, nertz_left=None, count=True, end_s=10.0):
+        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=calls, nertz_left=nertz_left, count_spreads=count)
+        for i in range(int(end_s * 30)):
+            t = i / 30
+            pipe.step(i, t, frame(1 if t >= 5.0 else 0))
+        return pipe, pipe.finish()
+
+    pipe, res = run([("blue", 4.0)])  # blue calls; red spreads 3 cards from 5 s on
+    assert pipe.spread_counts == {"red": 3}
+    assert res["players"]["red"]["nertz_left"] == 3
+    assert not any(r.kind == "no_count" for r in pipe.round.rulings)
+    pipe, res = run([("blue", 4.0)], nertz_left={"red": 7})  # a count given is kept
+    assert pipe.spread_counts == {} and res["players"]["red"]["nertz_left"] == 7
+    pipe, res = run([("blue", 4.0)], count=False)
+    assert pipe.spread_counts == {} and any(r.kind == "no_count" for r in pipe.round.rulings)
+    # the source ends before the spreads could be laid out: no count from the video
+    pipe, res = run([("blue", 9.0)], end_s=9.0 + SPREAD_AFTER_S - 0.5)
+    assert pipe.spread_counts == {}
+
+
+@pytest.mark.parametrize("seed", [2])
+def test_a_rendered_scene_counts_as_the_audit_of_its_zones(seed):
+    from nertz.datasets.audit_scenes import make_audit_scene
+    from nertz.vision.audit import audit
+    from nertz.vision.audit_strips import STRIPS_ONNX
+
+    if not STRIPS_ONNX.is_file():
+        pytest.skip("models/audit_strips.onnx is not shipped")
+    sc = make_audit_scene(seed, resolution=(1920, 1080), n_players=2, max_per_player=8, arrangements=("row",),
+                          hands=False, extras=False)
+    table = Table.from_dict(sc.table)
+    res = audit(sc.frame, table)
+    assert count_spreads([], [sc.frame], table) == {p: res.zones.get(p, {}).get(p, 0) for p in table.zones}
+    assert count_spreads([], [sc.frame], table) == sc.truth.zones  # this scene's zones are counted exactly
