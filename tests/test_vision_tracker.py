@@ -315,6 +315,11 @@ def test_compare_counts_the_points_a_rounds_scores_are_off():
     assert (r["right_owner"], r["scores_exact"], r["score_error"]) == (1, False, 2)
     r = compare(TABLE, truth, truth, result_truth=result(1, 1), result_pred=result(1, 1))
     assert (r["scores_exact"], r["score_error"]) == (True, 0)
+    # the Nertz counts of every player but the caller: red called, blue's 4 read as 3
+    counted = lambda blue: {"caller": "red", "players": {"red": {"score": 1, "nertz_left": 0},  # noqa: E731
+                                                         "blue": {"score": 1 - 2 * blue, "nertz_left": blue}}}
+    r = compare(TABLE, truth, truth, result_truth=counted(4), result_pred=counted(3))
+    assert (r["nertz_left_counts"], r["nertz_left_exact"], r["nertz_left_within_one"]) == (1, 0, 1)
 
 
 def test_the_referees_observer_names_strips_only_when_asked():

@@ -134,7 +134,8 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         out["scores_exact"] = st == sp
         out["score_error"] = sum(abs(sp.get(n, 0) - st.get(n, 0)) for n in set(st) | set(sp))
         # the Nertz cards left of every player but the caller (the caller's count is not scored)
-        lt = {n: v["nertz_left"] for n, v in result_truth["players"].items() if n != result_truth.get("caller")}
+        lt = {n: v["nertz_left"] for n, v in result_truth["players"].items()
+              if n != result_truth.get("caller") and "nertz_left" in v}
         lp = {n: v.get("nertz_left", 0) for n, v in result_pred["players"].items()}
         out["nertz_left_counts"] = len(lt)
         out["nertz_left_exact"] = sum(lp.get(n, 0) == k for n, k in lt.items())
