@@ -193,7 +193,8 @@ class RefereePipeline:
 
     def finish(self, nertz_left: dict[str, int] | None = None) -> dict[str, Any]:
         """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
-        known, and return the result line. Calling it again pushes only what is new (for
+        known, else those counted from the players' spreads (``count_spreads``), and return the
+        result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
         for ev in self.tracker.flush():  # contested pairs still held when the source ended
             self._push(ev)
@@ -209,7 +210,6 @@ class RefereePipeline:
         self.nertz_left = {}
         self._report_rulings()
         return self.round.result.to_json()
-
 
     def _counted_spreads(self, given: dict[str, int]) -> dict[str, int]:
         """The Nertz cards left of the players (the caller aside) whose count is neither in
