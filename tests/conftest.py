@@ -10,10 +10,28 @@ import pytest
 # No test may reach the network: ultralytics and friends are told so up front.
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
+import numpy as np  # noqa: E402
+
 from nertz.referee.round import Round  # noqa: E402
 from nertz.referee.table import Table  # noqa: E402
 
 COLOURS = ["#b3261e", "#1e4bb3", "#2e7d32", "#f2c500", "#6a1b9a", "#00838f"]
+
+
+TWO_ZONE_TABLE = Table.from_dict({
+    "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
+    "shared_area": [[300, 200], [900, 200], [900, 500], [300, 500]],
+    "zones": {"red": [[300, 520], [900, 520], [900, 700], [300, 700]],
+              "blue": [[0, 0], [280, 0], [280, 700], [0, 700]]},
+})
+"""Two players on a 1280 x 720 frame: the shared area in the middle, red's zone below it,
+blue's on the left (pixels)."""
+
+
+def card_quad(x: float, y: float, w: float = 40, h: float = 56) -> np.ndarray:
+    """An upright card's ``(4, 2) float32`` quad centred on ``(x, y)``, pixels."""
+    return np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]],
+                    np.float32)
 
 
 def make_table(players: tuple[str, ...] = ("red", "blue"), **rules: Any) -> Table:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import TWO_ZONE_TABLE, card_quad
 
 from nertz.referee.table import Table
 from nertz.vision import spread_count
@@ -18,23 +19,15 @@ from nertz.vision.observe import LabelObserver
 from nertz.vision.pipeline import SPREAD_AFTER_S, RefereePipeline
 from nertz.vision.spread_count import count_spreads
 
-TABLE = Table.from_dict({
-    "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
-    "shared_area": [[300, 200], [900, 200], [900, 500], [300, 500]],
-    "zones": {"red": [[300, 520], [900, 520], [900, 700], [300, 700]],
-              "blue": [[0, 0], [280, 0], [280, 700], [0, 700]]},
-})
+TABLE = TWO_ZONE_TABLE
+box = card_quad
 
 
-def box(x: float, y: float, w: float = 40, h: float = 56) -> np.ndarray:
-    return np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]],
-                    np.float32)
-
-
-def result(*strips: tuple[str, float, float, str, int]) -> AuditResult:
-    """An audit result of strips ``(owner, x, y, zone, spread)``."""
+def result(*strips: tuple, hands: tuple = ()) -> AuditResult:
+    """An audit result of strips ``(owner, x, y, zone, spread)`` or ``(owner, x, y, zone,
+    spread, width)``: the visible part of a card of a row, 12 pixels wide unless given."""
     return AuditResult({"red": 0, "blue": 0}, {"red": {}, "blue": {}}, 0, 0,
-                       [Strip(o, box(x, y), z, s, "model") for o, x, y, z, s in strips])
+                       [Strip(o, box(x, y, *rest[:1] or (12,)), z, s, "model") for o, x, y, z, s, *rest in strips])
 
 
 def fake_audits(monkeypatch, by_frame: dict[int, AuditResult | None]) -> None:
@@ -60,12 +53,24 @@ def test_the_stock_is_not_counted_but_a_spread_over_its_place_is(monkeypatch):
         0: result(STOCK),
         1: result(STOCK, *spread, ("blue", 100, 300, "blue", 2), ("blue", 112, 300, "blue", 2)),
         # a spread of two lying where a back lay before the call is still counted
-        2: result(STOCK, ("red", 850, 600, "red", 3), ("red", 862, 600, "red", 3)),
+        2: result(("red", 850, 600, "red", 3), ("red", 862, 600, "red", 3)),
     })
     assert count_spreads([frame(0)], [frame(1)], TABLE) == {"red": 5, "blue": 2}
     assert count_spreads([frame(0)], [frame(2)], TABLE) == {"red": 2, "blue": 0}
     # without the frames before the call the stock counts as a card
     assert count_spreads([], [frame(1)], TABLE) == {"red": 6, "blue": 2}
+
+
+def test_a_card_found_twice_counts_once(monkeypatch):
+    # three strips (x 394-430) and the row's last card, whole (x 430-470), on whose patterned
+    # back a second strip is found (x 450-462, inside it)
+    row = [("red", 400 + 12 * i, 600, "red", 1) for i in range(3)]
+    twice = ("red", 450, 600, "red", 1, 40), ("red", 456, 600, "red", 1, 12)
+    fake_audits(monkeypatch, {1: result(*row, *twice), 2: result(*row, ("red", 434, 600, "red", 1, 12))})
+    assert count_spreads([], [frame(1)], TABLE)["red"] == 4
+    # strips of a row that touch, or overlap by less than SAME_CARD_OVERLAP, are cards of their own
+    assert spread_count.SAME_CARD_OVERLAP > 2 / 12
+    assert count_spreads([], [frame(2)], TABLE)["red"] == 4
 
 
 def test_only_own_backs_in_own_zone_count(monkeypatch):
@@ -76,14 +81,17 @@ def test_only_own_backs_in_own_zone_count(monkeypatch):
 
 def test_the_median_over_frames_is_kept_and_frames_without_backs_are_skipped(monkeypatch):
     row = lambda n: [("red", 400 + 12 * i, 600, "red", 1) for i in range(n)]  # noqa: E731
-    fake_audits(monkeypatch, {1: result(*row(4)), 2: result(*row(1)), 3: result(*row(4)), 4: None})
+    fake_audits(monkeypatch, {1: result(*row(4)), 2: result(*row(1)), 3: result(*row(4)), 4: None,
+                              5: result(("blue", 100, 300, "blue", 2))})
     assert count_spreads([frame(4)], [frame(1), frame(2), frame(3), frame(4)], TABLE) == {"red": 4, "blue": 0}
+    # frames where a player has no card (not spread yet, or all under a hand) are not counted
+    assert count_spreads([], [frame(5), frame(5), frame(1)], TABLE) == {"red": 4, "blue": 1}
     assert count_spreads([], [frame(4)], TABLE) == {}  # nothing could be audited
     assert count_spreads([], [], TABLE) == {}
 
 
 def test_a_count_is_never_more_than_the_nertz_pile(monkeypatch):
-    fake_audits(monkeypatch, {1: result(*[("red", 400 + 5 * i, 600, "red", 1) for i in range(20)])})
+    fake_audits(monkeypatch, {1: result(*[("red", 400 + 12 * i, 600, "red", 1) for i in range(20)])})
     assert count_spreads([], [frame(1)], TABLE)["red"] == 13
 
 
@@ -95,16 +103,17 @@ def test_no_zones_no_counts(monkeypatch):
 
 
 def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_count(monkeypatch):
-    # every frame's one pixel names its audit: 0 during play (the stock), 1 once spread
-    fake_audits(monkeypatch, {0: result(STOCK), 1: result(STOCK, *[("red", 400 + 12 * i, 600, "red", 1)
-                                                                    for i in range(3)])})
-    empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(400)]
+    # every frame's one pixel names its audit: 0 during play (the stock), 1 once spread (from
+    # 5 s), 2 from 12 s (something else laid there long after the call)
+    fake_audits(monkeypatch, {0: result(STOCK), 1: result(STOCK, *[("red", 400 + 12 * i, 600, "red", 1) for i in range(3)]),
+                              2: result(*[("red", 400 + 12 * i, 600, "red", 1) for i in range(8)])})
+    empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(600)]
 
     def run(calls, nertz_left=None, count=True, end_s=10.0):
-        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=calls, nertz_left=nertz_left, count_spreads=count)
+        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=calls, nertz_left=nertz_left, counts_from_spreads=count)
         for i in range(int(end_s * 30)):
             t = i / 30
-            pipe.step(i, t, frame(1 if t >= 5.0 else 0))
+            pipe.step(i, t, frame(0 if t < 5.0 else 1 if t < 12.0 else 2))
         return pipe, pipe.finish()
 
     pipe, res = run([("blue", 4.0)])  # blue calls; red spreads 3 cards from 5 s on
@@ -115,6 +124,9 @@ def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_co
     assert pipe.spread_counts == {} and res["players"]["red"]["nertz_left"] == 7
     pipe, res = run([("blue", 4.0)], count=False)
     assert pipe.spread_counts == {} and any(r.kind == "no_count" for r in pipe.round.rulings)
+    # the 6 s from 2 s after the call are counted, not what the table shows long after
+    pipe, res = run([("blue", 4.0)], end_s=18.0)
+    assert pipe.spread_counts == {"red": 3}
     # the source ends before the spreads could be laid out: no count from the video
     pipe, res = run([("blue", 9.0)], end_s=9.0 + SPREAD_AFTER_S - 0.5)
     assert pipe.spread_counts == {}

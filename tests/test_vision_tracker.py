@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import TWO_ZONE_TABLE, card_quad
 
 from nertz.referee.table import Table
 from nertz.vision.arrival import ArrivalTimer
@@ -19,18 +20,8 @@ from nertz.vision.tracker import Look, PlayCandidate, Returned, RoundTracker, Si
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
-TABLE = Table.from_dict({
-    "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
-    "shared_area": [[300, 200], [900, 200], [900, 500], [300, 500]],
-    "zones": {"red": [[300, 520], [900, 520], [900, 700], [300, 700]],
-              "blue": [[0, 0], [280, 0], [280, 700], [0, 700]]},
-})
-
-
-def card(x: float, y: float, w: float = 40, h: float = 56) -> np.ndarray:
-    """An upright card quad centred on (x, y), pixels."""
-    return np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]],
-                    np.float32)
+TABLE = TWO_ZONE_TABLE
+card = card_quad
 
 
 class Stream:

@@ -38,7 +38,8 @@ cards left, counted by :func:`~nertz.vision.spread_count.count_spreads`): it tak
 that long to lay them out (rendered rounds: about 3 s)."""
 
 _KEEP_EVERY_S = 0.3  # full frames kept for the spread count: one every this many seconds ...
-_KEEP = 6  # ... the last this many (1.8 s)
+_KEEP_BEFORE = 6  # ... until the first call, the last this many (1.8 s; 3 of them are audited) ...
+_KEEP_AFTER = 20  # ... and from SPREAD_AFTER_S after it, the first this many (6 s)
 
 
 @dataclass
@@ -80,10 +81,11 @@ class RefereePipeline:
         settings: tracker settings.
         on_message: called with each output line (a contract event or ruling dict) as it happens.
         nertz_left: Nertz counts known ahead (``{player: cards}``), pushed with the first call.
-        count_spreads: when the round ends (:meth:`finish`), count the Nertz cards left of the
-            players whose count nobody gave from the video's last frames, if they lie at least
-            :data:`SPREAD_AFTER_S` after the call (:func:`~nertz.vision.spread_count.count_spreads`;
-            the counts found are in :attr:`spread_counts`).
+        counts_from_spreads: when the round ends (:meth:`finish`), count the Nertz cards left
+            of the players whose count nobody gave from the frames of the 6 s that start
+            :data:`SPREAD_AFTER_S` after the first call, one every 0.3 s
+            (:func:`~nertz.vision.spread_count.count_spreads`; the counts found are in
+            :attr:`spread_counts`). It holds up to 23 full frames (about 64 MB at 1280 x 720).
 
     Raises:
         ValueError: the table has no shared area, or a call names no player of the table.
@@ -92,12 +94,14 @@ class RefereePipeline:
     def __init__(self, table: Table, observer: Observer, stride: int = 3, fps: float = 30.0,
                  calls: Iterable[tuple[str, float]] = (), settings: TrackerSettings | None = None,
                  on_message: Callable[[dict[str, Any]], None] | None = None,
-                 nertz_left: dict[str, int] | None = None, count_spreads: bool = True) -> None:
+                 nertz_left: dict[str, int] | None = None, counts_from_spreads: bool = True) -> None:
         self.table = table
         self.nertz_left = dict(nertz_left or {})
-        self.count_spreads = count_spreads
+        self.counts_from_spreads = counts_from_spreads
         self.spread_counts: dict[str, int] = {}
-        self._kept: deque[tuple[float, np.ndarray]] = deque(maxlen=_KEEP)  # (t, full frame)
+        self._kept: deque[tuple[float, np.ndarray]] = deque(maxlen=_KEEP_BEFORE)  # (t, full frame) before the call
+        self._spreads: list[tuple[float, np.ndarray]] = []  # (t, full frame) after it
+        self._spreads_counted = False
         self._call: tuple[str, float, list[np.ndarray]] | None = None  # the first call, the frames before it
         self.observer = observer
         self.stride = max(int(stride), 1)
@@ -143,6 +147,7 @@ class RefereePipeline:
         self._push({"t": t, "type": "call", "player": name}, report=False)
         if self._call is None:
             self._call = (name, t, [f for _, f in list(self._kept)[::-2][:3]])
+            self._kept.clear()
         self.tracker.end(t)
         for player, n in list(self.nertz_left.items()):
             self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)}, report=False)
@@ -167,8 +172,8 @@ class RefereePipeline:
             name, tc = self.calls.pop(0)
             self._push_call(name, tc)
         self.arrival.push(index, t, frame)
-        if self.count_spreads and (not self._kept or t - self._kept[-1][0] >= _KEEP_EVERY_S):
-            self._kept.append((t, frame.copy()))
+        if self.counts_from_spreads:
+            self._keep(t, frame)
         if index % self.stride:
             return
         t0 = time.perf_counter()
@@ -182,6 +187,17 @@ class RefereePipeline:
             self._push(ev)
             self.reported_at[id(ev)] = t
 
+    def _keep(self, t: float, frame: np.ndarray) -> None:
+        """Keep a copy of ``frame`` for the spread count: one every ``_KEEP_EVERY_S``, the last
+        ``_KEEP_BEFORE`` until the first call, then the first ``_KEEP_AFTER`` from
+        :data:`SPREAD_AFTER_S` after it."""
+        if self._call is None:
+            if not self._kept or t - self._kept[-1][0] >= _KEEP_EVERY_S:
+                self._kept.append((t, frame.copy()))
+        elif (not self._spreads_counted and t >= self._call[1] + SPREAD_AFTER_S and len(self._spreads) < _KEEP_AFTER
+              and (not self._spreads or t - self._spreads[-1][0] >= _KEEP_EVERY_S)):
+            self._spreads.append((t, frame.copy()))
+
     def run(self, frames: Iterable[tuple[int, float, np.ndarray]]) -> dict[str, Any]:
         """Feed all ``(index, t, frame)`` of a source, then end the round; returns the result
         line (the contract's ``{"type": "result", ...}``)."""
@@ -193,7 +209,7 @@ class RefereePipeline:
 
     def finish(self, nertz_left: dict[str, int] | None = None) -> dict[str, Any]:
         """End the round: push the remaining calls, the Nertz counts (``{player: cards}``) if
-        known, else those counted from the players' spreads (``count_spreads``), and return the
+        known, else those counted from the players' spreads (``counts_from_spreads``), and return the
         result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
         for ev in self.tracker.flush():  # contested pairs still held when the source ended
@@ -214,18 +230,19 @@ class RefereePipeline:
     def _counted_spreads(self, given: dict[str, int]) -> dict[str, int]:
         """The Nertz cards left of the players (the caller aside) whose count is neither in
         ``given`` nor already pushed, from the kept frames after the call (see
-        ``count_spreads``); empty when there are none to count or no such frames."""
-        if not self.count_spreads or self._call is None:
+        ``counts_from_spreads``); empty when there are none to count or no such frames."""
+        if not self.counts_from_spreads or self._call is None:
             return {}
-        caller, t_call, before = self._call
+        caller, _, before = self._call
         known = set(given) | {e["player"] for e in self.events if e.get("type") == "nertz_left"}
         todo = [n for n in self.table.names if n != caller and n not in known and n in self.table.zones]
-        after = [f for t, f in self._kept if t >= t_call + SPREAD_AFTER_S]
+        after = [f for _, f in self._spreads]
         if not todo or not after:
             return {}
         counts = count_spreads(before, after, self.table)
         self.spread_counts = {n: counts[n] for n in todo if n in counts}
-        self._kept.clear()  # counted once
+        self._spreads.clear()  # counted once
+        self._spreads_counted = True
         return dict(self.spread_counts)
 
 

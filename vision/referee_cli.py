@@ -207,7 +207,7 @@ def referee_command(
     # strips are named only for the overlay (the tracker does not use them)
     observer = ModelObserver(recognizer, strips=out is not None or show)
     pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts,
-                           count_spreads=audit_image is None)
+                           counts_from_spreads=audit_image is None)
     writer = None
     result: dict[str, Any]
     try:

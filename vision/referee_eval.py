@@ -250,7 +250,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         observer = _RecordedLooks(looks, model_observer)
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
     pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings,
-                           count_spreads=not nertz_left_from_truth)
+                           counts_from_spreads=not nertz_left_from_truth)
     pipe.run(frames_of(cap, fps))
     cap.release()
     if cache_file is not None and observer.observer is not None:
