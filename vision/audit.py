@@ -170,8 +170,6 @@ class AuditResult:
         face_up: face-up cards seen (card-sized bright regions; 0 when none).
         strips: every counted card (:class:`Strip`).
         card_px: measured card size ``(width, height)`` in pixels.
-        hands: ``(4, 2) float32`` image-pixel quads of the hands the strip detector found
-            (empty with the classical method): what may hide a spread.
     """
 
     counts: dict[str, int]
@@ -180,7 +178,6 @@ class AuditResult:
     face_up: int
     strips: list[Strip] = field(default_factory=list)
     card_px: tuple[float, float] = (0.0, 0.0)
-    hands: list[np.ndarray] = field(default_factory=list)
 
     def json_line(self) -> dict:
         """The contract's last line of ``nertz audit --json``: ``{"type": "audit", "counts":
@@ -836,7 +833,6 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
                       "rect_fill": area / max(rw * rh, 1.0), "box": (x, y, bw, bh)})
     method = _resolve_method(method, detector)
     learned: list[tuple[int, np.ndarray, int]] = []  # (player index + 1 or 0, quad, component label)
-    hands = np.zeros((0, 4, 2), np.float32)
     card_wh = _card_scale(comps) if comps else None
     if method != "classical":
         det = detector if detector is not None else _default_detector()
@@ -939,8 +935,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         else:
             zones[s.where][s.owner] = zones[s.where].get(s.owner, 0) + 1
     face_up = _face_up(smooth, closed, table_px, region, card_area)
-    return AuditResult(counts, zones, unknown, face_up, strips, (float(card_wh[0]), float(card_wh[1])),
-                       [np.asarray(q, np.float32) for q in hands])
+    return AuditResult(counts, zones, unknown, face_up, strips, (float(card_wh[0]), float(card_wh[1])))
 
 
 def _face_up(img: np.ndarray, backs: np.ndarray, table_px: np.ndarray, region: np.ndarray,
@@ -1093,7 +1088,7 @@ def audit_frames(frames: list[np.ndarray], table: Table | dict, method: str = "a
         return sum(abs(r.counts[p] - counts[p]) for p in counts) + abs(r.unknown - unknown)
 
     best = min(results, key=dist)
-    return AuditResult(counts, zones, unknown, face_up, best.strips, best.card_px, best.hands)
+    return AuditResult(counts, zones, unknown, face_up, best.strips, best.card_px)
 
 
 def format_audit(res: AuditResult) -> str:

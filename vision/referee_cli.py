@@ -128,7 +128,7 @@ def referee_command(
 
     With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread).
 
-    The Nertz cards left that --nertz-left does not give are counted from the video: each player's face-down spread in their own zone, in the source's last 1.8 s (frames at least 2 s after the call) (on rendered rounds about 6 counts in 10 are exact: check them). A source that ends before the spreads leaves those counts at 0, with a no_count ruling.
+    The Nertz cards left that --nertz-left does not give are counted from the video: each player's face-down spread in their own zone, laid in a row, in the 6 s from 2 s after the call (on rendered rounds about 6 counts in 10 are exact: check them). A source that ends before the spreads leaves those counts at 0, with a no_count ruling.
 
     With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. An audit that fails leaves the live result standing, with a warning.
     """
@@ -244,7 +244,7 @@ def referee_command(
         if writer is not None:
             writer.close()
     if pipe.spread_counts:
-        typer.echo("Nertz cards left, counted from the players' spreads in the video's last frames: "
+        typer.echo("Nertz cards left, counted from the players' spreads after the call: "
                    + ", ".join(f"{n} {k}" for n, k in pipe.spread_counts.items())
                    + " (--nertz-left NAME=N gives a count instead)", err=True)
     rec = _audited(pipe, tbl, audit_image, counts, as_json) if audit_image is not None else None
