@@ -23,7 +23,7 @@ TABLE = TWO_ZONE_TABLE
 box = card_quad
 
 
-def result(*strips: tuple, hands: tuple = ()) -> AuditResult:
+def result(*strips: tuple) -> AuditResult:
     """An audit result of strips ``(owner, x, y, zone, spread)`` or ``(owner, x, y, zone,
     spread, width)``: the visible part of a card of a row, 12 pixels wide unless given."""
     return AuditResult({"red": 0, "blue": 0}, {"red": {}, "blue": {}}, 0, 0,
