@@ -114,21 +114,29 @@ def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_co
         for i in range(int(end_s * 30)):
             t = i / 30
             pipe.step(i, t, frame(0 if t < 5.0 else 1 if t < 12.0 else 2))
-        return pipe, pipe.finish()
+        kept = pipe.spread_frames
+        return pipe, pipe.finish(), kept
 
-    pipe, res = run([("blue", 4.0)])  # blue calls; red spreads 3 cards from 5 s on
+    pipe, res, kept = run([("blue", 4.0)])  # blue calls; red spreads 3 cards from 5 s on
     assert pipe.spread_counts == {"red": 3}
     assert res["players"]["red"]["nertz_left"] == 3
     assert not any(r.kind == "no_count" for r in pipe.round.rulings)
-    pipe, res = run([("blue", 4.0)], nertz_left={"red": 7})  # a count given is kept
+    pipe, res, kept = run([("blue", 4.0)], nertz_left={"red": 7})  # a count given is kept
     assert pipe.spread_counts == {} and res["players"]["red"]["nertz_left"] == 7
-    pipe, res = run([("blue", 4.0)], count=False)
+    pipe, res, kept = run([("blue", 4.0)], count=False)
     assert pipe.spread_counts == {} and any(r.kind == "no_count" for r in pipe.round.rulings)
     # the 6 s from 2 s after the call are counted, not what the table shows long after
-    pipe, res = run([("blue", 4.0)], end_s=18.0)
+    pipe, res, kept = run([("blue", 4.0)], end_s=18.0)
     assert pipe.spread_counts == {"red": 3}
+    # the frames audited: 3 from the 1.2 s before the call, 10 from the 6 s after SPREAD_AFTER_S
+    seen = []
+    real = spread_count.audit
+    monkeypatch.setattr(spread_count, "audit", lambda image, table: seen.append(int(image[0, 0, 0])) or real(image, table))
+    pipe, res, kept = run([("blue", 4.0)], end_s=18.0)
+    assert kept == 10 and pipe.spread_frames == 0
+    assert sorted(seen) == [0] * 3 + [1] * 10 and pipe.spread_counts == {"red": 3}
     # the source ends before the spreads could be laid out: no count from the video
-    pipe, res = run([("blue", 9.0)], end_s=9.0 + SPREAD_AFTER_S - 0.5)
+    pipe, res, kept = run([("blue", 9.0)], end_s=9.0 + SPREAD_AFTER_S - 0.5)
     assert pipe.spread_counts == {}
 
 

@@ -37,9 +37,12 @@ SPREAD_AFTER_S = 2.0
 cards left, counted by :func:`~nertz.vision.spread_count.count_spreads`): it takes the players
 that long to lay them out (rendered rounds: about 3 s)."""
 
-_KEEP_EVERY_S = 0.3  # full frames kept for the spread count: one every this many seconds ...
-_KEEP_BEFORE = 6  # ... until the first call, the last this many (1.8 s; 3 of them are audited) ...
-_KEEP_AFTER = 20  # ... and from SPREAD_AFTER_S after it, the first this many (6 s)
+_KEEP_EVERY_S = 0.6  # full frames kept for the spread count: one every this many seconds ...
+_KEEP_BEFORE = 3  # ... until the first call, the last this many (1.2 s) ...
+_KEEP_AFTER = 10  # ... and from SPREAD_AFTER_S after it, the first this many (6 s). Each kept
+# frame is audited once at the end (about 1-2 s each on 2 cores). Every 0.3 s instead (20
+# frames after the call, until 2026-12-03) took twice as long for about the same counts on
+# r9201-r9212: 24 of 36 exact, 30 within one, 64 points off; every 0.6 s 23, 30, 62.
 
 
 @dataclass
@@ -83,9 +86,10 @@ class RefereePipeline:
         nertz_left: Nertz counts known ahead (``{player: cards}``), pushed with the first call.
         counts_from_spreads: when the round ends (:meth:`finish`), count the Nertz cards left
             of the players whose count nobody gave from the frames of the 6 s that start
-            :data:`SPREAD_AFTER_S` after the first call, one every 0.3 s
+            :data:`SPREAD_AFTER_S` after the first call, one every 0.6 s
             (:func:`~nertz.vision.spread_count.count_spreads`; the counts found are in
-            :attr:`spread_counts`). It holds up to 23 full frames (about 64 MB at 1280 x 720).
+            :attr:`spread_counts`). It holds up to 13 full frames (about 36 MB at 1280 x 720)
+            and audits each once, at the end (roughly 15-25 s on 2 cores).
 
     Raises:
         ValueError: the table has no shared area, or a call names no player of the table.
@@ -146,7 +150,7 @@ class RefereePipeline:
         # reported as "no count" for counts that follow at the same moment)
         self._push({"t": t, "type": "call", "player": name}, report=False)
         if self._call is None:
-            self._call = (name, t, [f for _, f in list(self._kept)[::-2][:3]])
+            self._call = (name, t, [f for _, f in self._kept])
             self._kept.clear()
         self.tracker.end(t)
         for player, n in list(self.nertz_left.items()):
@@ -186,6 +190,12 @@ class RefereePipeline:
             self.stats.latency_s.append(t - ev["t"])
             self._push(ev)
             self.reported_at[id(ev)] = t
+
+    @property
+    def spread_frames(self) -> int:
+        """Frames of the players' spreads kept after the call and not yet counted (each is
+        audited by :meth:`finish`, about 1-2 s a frame on 2 cores)."""
+        return 0 if self._spreads_counted else len(self._spreads)
 
     def _keep(self, t: float, frame: np.ndarray) -> None:
         """Keep a copy of ``frame`` for the spread count: one every ``_KEEP_EVERY_S``, the last
