@@ -122,7 +122,7 @@ def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_co
     assert res["players"]["red"]["nertz_left"] == 3
     assert not any(r.kind == "no_count" for r in pipe.round.rulings)
     pipe, res, kept = run([("blue", 4.0)], nertz_left={"red": 7})  # a count given is kept
-    assert pipe.spread_counts == {} and res["players"]["red"]["nertz_left"] == 7
+    assert kept == 0 and pipe.spread_counts == {} and res["players"]["red"]["nertz_left"] == 7
     pipe, res, kept = run([("blue", 4.0)], count=False)
     assert pipe.spread_counts == {} and any(r.kind == "no_count" for r in pipe.round.rulings)
     # the 6 s from 2 s after the call are counted, not what the table shows long after

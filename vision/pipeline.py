@@ -195,7 +195,15 @@ class RefereePipeline:
     def spread_frames(self) -> int:
         """Frames of the players' spreads kept after the call and not yet counted (each is
         audited by :meth:`finish`, about 1-2 s a frame on 2 cores)."""
-        return 0 if self._spreads_counted else len(self._spreads)
+        if self._spreads_counted or not self.counts_from_spreads or self._call is None:
+            return 0
+        return len(self._spreads) if self._to_count(self.nertz_left) else 0
+
+    def _to_count(self, given: dict[str, int]) -> list[str]:
+        """The players (the caller aside) with a zone whose Nertz count is neither in ``given``
+        nor already pushed."""
+        known = set(given) | {e["player"] for e in self.events if e.get("type") == "nertz_left"}
+        return [n for n in self.table.names if n != self._call[0] and n not in known and n in self.table.zones]
 
     def _keep(self, t: float, frame: np.ndarray) -> None:
         """Keep a copy of ``frame`` for the spread count: one every ``_KEEP_EVERY_S``, the last
@@ -243,9 +251,8 @@ class RefereePipeline:
         ``counts_from_spreads``); empty when there are none to count or no such frames."""
         if not self.counts_from_spreads or self._call is None:
             return {}
-        caller, _, before = self._call
-        known = set(given) | {e["player"] for e in self.events if e.get("type") == "nertz_left"}
-        todo = [n for n in self.table.names if n != caller and n not in known and n in self.table.zones]
+        _, _, before = self._call
+        todo = self._to_count(given)
         after = [f for _, f in self._spreads]
         if not todo or not after:
             return {}
