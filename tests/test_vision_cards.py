@@ -12,8 +12,8 @@ import pytest
 
 from nertz.datasets.export import (CARD_CLASSES, jitter_quad, order_quad, rectify_card, visible_quads,
                                    write_dataset)
-from nertz.vision.detect import (COVERED_ONNX, IDENTIFIER_ONNX, OBB_ONNX, CardRecognizer, Detections, decode_obb,
-                                 default_detector, refine_quad, under_hand, whole_card)
+from nertz.vision.detect import (COVERED_ONNX, IDENTIFIER_ONNX, OBB_ONNX, TABLE_VIEW_TILT_DEG, CardRecognizer,
+                                 Detections, decode_obb, default_detector, refine_quad, under_hand, whole_card)
 from nertz.vision.evaluate import calibration_error, corner_error
 
 
@@ -118,6 +118,15 @@ def test_whole_card_tells_cards_from_strips():
     strip = np.array([[0, 0], [60, 0], [60, 20], [0, 20]], float)
     tilted = np.array([[0, 0], [60, 0], [60, 70], [0, 70]], float)  # foreshortened by ~0.8
     assert whole_card(np.stack([CARD, strip, tilted])).tolist() == [True, False, True]
+    # a card seen 42 degrees off the vertical, across its long side (1.40 / cos 42 = 1.88: a
+    # camera tilted 35 degrees shows the far piles so) is whole for the referee's webcam view
+    # (45 degrees), not for a photo's (40); a 2.5 : 1 strip is whole for neither
+    steep = np.array([[0, 0], [40, 0], [40, 75.2], [0, 75.2]], float)
+    long_strip = np.array([[0, 0], [75, 0], [75, 30], [0, 30]], float)
+    assert whole_card(np.stack([steep, long_strip]), tilt_deg=TABLE_VIEW_TILT_DEG).tolist() == [True, False]
+    assert whole_card(np.stack([steep, long_strip])).tolist() == [False, False]
+    cls, score = np.zeros(1, np.int64), np.ones(1, np.float32)
+    assert Detections.from_quads(steep[None], score, cls, tilt_deg=TABLE_VIEW_TILT_DEG).whole.tolist() == [True]
 
 
 def test_refine_quad_finds_the_card_edges_near_a_rough_quad():

@@ -285,11 +285,10 @@ def test_pipeline_on_perfect_eyes_finds_the_sample_rounds_first_plays_with_owner
 
 
 def test_pipeline_with_the_shipped_models_finds_most_of_the_first_plays():
-    from nertz.vision.detect import CardRecognizer
-    from nertz.vision.observe import ModelObserver
+    from nertz.vision.observe import referee_observer
 
     table = Table.from_dict(json.loads((SAMPLE / "table.json").read_text()))
-    pipe = _run_sample(ModelObserver(CardRecognizer(table=table)), 9.0)
+    pipe = _run_sample(referee_observer(table), 9.0)
     truth = _sample_truth(8.7)
     r = compare(pipe.table, truth, pipe.events)
     assert r["plays"] == 5
@@ -314,16 +313,18 @@ def test_compare_counts_the_points_a_rounds_scores_are_off():
 
 
 def test_the_referees_observer_names_strips_only_when_asked():
-    from nertz.vision.detect import CardRecognizer
-    from nertz.vision.observe import ModelObserver
+    from nertz.vision.detect import TABLE_VIEW_TILT_DEG
+    from nertz.vision.observe import ModelObserver, referee_observer
 
-    recognizer = CardRecognizer(table=Table.from_dict(json.loads((SAMPLE / "table.json").read_text())))
+    recognizer = referee_observer(Table.from_dict(json.loads((SAMPLE / "table.json").read_text()))).recognizer
+    assert recognizer.whole_tilt_deg == TABLE_VIEW_TILT_DEG  # a webcam's view of a table, not a photo's
     cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 300)  # work piles cascaded by then: strips show
     ok, frame = cap.read()
     cap.release()
     assert ok
-    plain = ModelObserver(recognizer)(0, 0.0, frame)
-    named = ModelObserver(recognizer, strips=True)(0, 0.0, frame)
+    plain = ModelObserver(recognizer)(300, 10.0, frame)
+    named = ModelObserver(recognizer, strips=True)(300, 10.0, frame)
     assert plain.faces and all(s.whole for s in plain.faces)
     assert any(not s.whole for s in named.faces)
     assert {s.label for s in plain.faces} <= {s.label for s in named.faces}

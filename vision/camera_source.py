@@ -57,8 +57,7 @@ class CameraSource:
     def events(self, skip: int, clock: Callable[[], float], stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
         """Run the pipeline until the source ends or ``stop`` is set; yield ``(index, event)``
         for each play and take-back (the first ``skip`` are dropped: already stored)."""
-        from .detect import CardRecognizer
-        from .observe import ModelObserver
+        from .observe import referee_observer
         from .pipeline import RefereePipeline
         from .sources import open_source
 
@@ -71,7 +70,7 @@ class CameraSource:
 
         index = 0
         with open_source(self.spec, realtime=True, speed=self.speed) as src:
-            pipe = RefereePipeline(self.table, ModelObserver(CardRecognizer(table=self.table)), stride=self.stride,
+            pipe = RefereePipeline(self.table, referee_observer(self.table), stride=self.stride,
                                    fps=src.fps or 30.0, on_message=collect)
             self._pipe = pipe
             for frame in src:

@@ -27,7 +27,7 @@ from nertz.referee.errors import NertzError
 
 from .tracker import Look, Sighting
 
-__all__ = ["Observer", "ModelObserver", "LabelObserver", "read_labels", "STRONG_CHANGE"]
+__all__ = ["Observer", "ModelObserver", "LabelObserver", "referee_observer", "read_labels", "STRONG_CHANGE"]
 
 STRONG_CHANGE = 40
 """A grey-level change (0..255) between two looks that no card lying still shows (H.264 noise
@@ -87,7 +87,8 @@ class ModelObserver:
     @property
     def cache_key(self) -> str:
         """The settings that decide which names are kept (for caches of looks)."""
-        return f"reuse {self.reuse_iou} {self.reuse_diff} {self.reuse_changed} {STRONG_CHANGE}"
+        return (f"reuse {self.reuse_iou} {self.reuse_diff} {self.reuse_changed} {STRONG_CHANGE}"
+                f" whole {getattr(self.recognizer, 'whole_tilt_deg', None)}")
 
     def _unchanged(self, diff: np.ndarray) -> bool:
         """Whether a box whose pixels changed by ``diff`` (absolute grey levels, any shape)
@@ -148,6 +149,20 @@ class ModelObserver:
                               whole=bool(whole[i]) if whole is not None else True, alts=alts.get(int(i), ()))
                      for i in named]
         return Look(index, t, sightings, det.boxes[det.class_id == 2].astype(np.float32))
+
+
+def referee_observer(table: Any, strips: bool = False) -> ModelObserver:
+    """The shipped models as the referee looks through them: a :class:`ModelObserver` over a
+    :class:`~nertz.vision.detect.CardRecognizer` that names backs by ``table``'s colours (a
+    :class:`~nertz.referee.table.Table`) and takes faces seen up to
+    :data:`~nertz.vision.detect.TABLE_VIEW_TILT_DEG` off the table's normal for whole cards.
+
+    Raises:
+        ModelError: a shipped model file is missing or broken.
+    """
+    from .detect import TABLE_VIEW_TILT_DEG, CardRecognizer
+
+    return ModelObserver(CardRecognizer(table=table, whole_tilt_deg=TABLE_VIEW_TILT_DEG), strips=strips)
 
 
 def read_labels(path: str | Path) -> list[dict[str, Any]]:

@@ -178,11 +178,11 @@ def referee_command(
             audit_image = cv2.imread(str(audit_photo), cv2.IMREAD_COLOR) if audit_photo.is_file() else None
             if audit_image is None:
                 fail(f"--audit {audit_photo}: not a readable image file")
-        from .detect import CardRecognizer
-        from .observe import ModelObserver
+        from .observe import referee_observer
         from .sources import open_source, table_misfit
 
-        recognizer = CardRecognizer(table=tbl)
+        # strips are named only for the overlay (the tracker does not use them)
+        observer = referee_observer(tbl, strips=out is not None or show)
         src = open_source(spec, realtime=realtime)
         misfit = table_misfit(tbl, src.size)
         if misfit:
@@ -204,8 +204,6 @@ def referee_command(
         sys.stdout.flush()
 
     fps = src.fps or 30.0
-    # strips are named only for the overlay (the tracker does not use them)
-    observer = ModelObserver(recognizer, strips=out is not None or show)
     pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts,
                            counts_from_spreads=audit_image is None)
     writer = None

@@ -222,7 +222,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     Raises:
         NertzError: missing or unreadable files.
     """
-    from .observe import LabelObserver, ModelObserver, read_labels
+    from .observe import LabelObserver, read_labels, referee_observer
     from .pipeline import RefereePipeline, frames_of
 
     d = Path(folder)
@@ -237,8 +237,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     if use_labels:
         observer = LabelObserver(read_labels(d / "labels.jsonl.gz"))
     else:
-        from .detect import CardRecognizer
-        observer = ModelObserver(CardRecognizer(table=table), strips=bool(settings and settings.zone_strips))
+        observer = referee_observer(table, strips=bool(settings and settings.zone_strips))
     model_observer = observer if hasattr(observer, "classified") else None
     cache_file = None
     if looks_cache is not None and not use_labels:
