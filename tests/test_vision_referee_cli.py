@@ -162,3 +162,14 @@ def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged()
     tbl = read_table(SAMPLE / "table.json")
     assert table_misfit(tbl, (1280, 720)) is None and table_misfit(tbl, (0, 0)) is None
     assert "outside" in table_misfit(tbl, (1280, 360))
+
+
+def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
+    # two seconds of the sample: a smoke test of the command, not a timing (CI machines are noisy)
+    r = nertz("bench", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--seconds", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    f = json.loads(r.stdout.strip().splitlines()[-1])
+    assert f["cores"] >= 1 and f["frame_size"] == "1280x720" and f["stride"] == 3
+    assert f["looks"] == len(range(0, f["frames"], 3)) and f["media_s"] <= 2.1
+    r = nertz("bench", "--source", str(clip))
+    assert r.returncode == 2 and r.stderr == "error: a table file is needed (--table T.json)\n"

@@ -35,16 +35,15 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
     """
     from nertz.referee.files import read_table
 
-    from .detect import CardRecognizer
-    from .observe import ModelObserver
+    from .observe import referee_observer
     from .pipeline import RefereePipeline
     from .sources import open_source
 
     tbl = read_table(table)
     load_before = os.getloadavg()[0]
-    rec = CardRecognizer(table=tbl)
+    observer = referee_observer(tbl)
     with open_source(source) as src:
-        pipe = RefereePipeline(tbl, ModelObserver(rec), stride=stride, fps=src.fps or 30.0)
+        pipe = RefereePipeline(tbl, observer, stride=stride, fps=src.fps or 30.0)
         frames = ((f.index, f.t, f.image) for f in src if seconds is None or f.t <= seconds)
         pipe.run(frames)
         size = src.size
