@@ -98,10 +98,13 @@ observer, :func:`nertz.vision.observe.referee_observer`). Label quads of 12 rend
 92.9 % of whole cards passed the test (r9209, camera tilted 35 degrees: 72 %; a foundation pile
 went unseen for 7 s there), at 45 degrees 99.4 %, at 50 degrees 100 %; strips taken for whole
 cards 25.1 %, 26.6 %, 27.4 %. End to end on those rounds (models, true counts) plays all right
-567 -> 569 of 621, points off 29 -> 25; on held-out r9218-r9221 (no camera that steep) level,
-196 plays, one extra play more. Photos keep 40: on the evaluation-only blackjack photos (close
+565 -> 567 of 621, points off 29 -> 25; on held-out r9218-r9221 (no camera that steep) level,
+196 plays, one extra play more; on r9225, rendered after the choice with a camera tilted 34
+degrees, 35 -> 43 of 67 plays all right and 15 -> 5 extra. Photos keep 40: on the evaluation-only blackjack photos (close
 overhead shots of overlapping stacks) 45 totalled 64 of 180 stacks right against 71.
-45 also takes a bridge-size card (89 x 57 mm, aspect 1.56) at up to 38 degrees, 40 up to 31."""
+45 also takes a bridge-size card (89 x 57 mm, aspect 1.56) at up to 38 degrees, 40 up to 31.
+From 44.3 degrees on the lower bound (``CARD_ASPECT * cos``) falls below 1 and no longer
+applies: any squarish face passes, only faces too long for a card are strips."""
 
 
 def whole_card(quads: np.ndarray, tilt_deg: float | None = None) -> np.ndarray:
@@ -113,6 +116,8 @@ def whole_card(quads: np.ndarray, tilt_deg: float | None = None) -> np.ndarray:
 
     Args:
         quads: ``(N, 4, 2)`` pixels, corners in cyclic order.
+        tilt_deg: the steepest view, degrees off the table's normal (the vertical, for a
+            table); None: :data:`WHOLE_TILT_DEG`.
 
     Returns:
         ``(N,) bool``.
@@ -223,7 +228,8 @@ class Detections:
                    tilt_deg: float | None = None) -> "Detections":
         """Detections from ``(N, 4, 2)`` quads (pixels, clockwise from the top-left as seen),
         ``(N,)`` confidences and ``(N,)`` class ids; ``boxes`` are the quads' bounding boxes and
-        ``whole`` marks card-shaped quads of cards (:func:`whole_card` with ``tilt_deg``)."""
+        ``whole`` marks card-shaped quads of cards (:func:`whole_card` with ``tilt_deg``, degrees;
+        None: :data:`WHOLE_TILT_DEG`)."""
         quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
         d = cls.from_boxes(np.column_stack([quads.min(axis=1), quads.max(axis=1)]), confidence, class_id)
         d.quads = quads.copy()

@@ -86,7 +86,8 @@ class ModelObserver:
 
     @property
     def cache_key(self) -> str:
-        """The settings that decide which names are kept (for caches of looks)."""
+        """The settings that decide which names are kept and which faces count as whole cards
+        (the recognizer's ``whole_tilt_deg``), for caches of looks."""
         return (f"reuse {self.reuse_iou} {self.reuse_diff} {self.reuse_changed} {STRONG_CHANGE}"
                 f" whole {getattr(self.recognizer, 'whole_tilt_deg', None)}")
 
