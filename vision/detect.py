@@ -56,8 +56,8 @@ from .boxes import under_hand
 
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "WHOLE_TILT_DEG", "TABLE_VIEW_TILT_DEG", "MODELS",
-           "DETECTOR_ONNX", "OBB_ONNX", "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX", "default_detector", "refine_quad",
-           "under_hand"]
+           "DETECTOR_ONNX", "OBB_ONNX", "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX",
+           "default_detector", "refine_quad", "under_hand"]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_ONNX = MODELS / "cards_det.onnx"
@@ -100,8 +100,9 @@ went unseen for 7 s there), at 45 degrees 99.4 %, at 50 degrees 100 %; strips ta
 cards 25.1 %, 26.6 %, 27.4 %. End to end on those rounds (models, true counts) plays all right
 565 -> 567 of 621, points off 29 -> 25; on held-out r9218-r9221 (no camera that steep) level,
 196 plays, one extra play more; on r9225, rendered after the choice with a camera tilted 34
-degrees, 35 -> 43 of 67 plays all right and 15 -> 5 extra. Photos keep 40: on the evaluation-only blackjack photos (close
-overhead shots of overlapping stacks) 45 totalled 64 of 180 stacks right against 71.
+degrees, 35 -> 43 of 67 plays all right and 15 -> 5 extra. Photos keep 40: on the
+evaluation-only blackjack photos (close overhead shots of overlapping stacks) 45 totalled 64
+of 180 stacks right against 71.
 45 also takes a bridge-size card (89 x 57 mm, aspect 1.56) at up to 38 degrees, 40 up to 31.
 From 44.3 degrees on the lower bound (``CARD_ASPECT * cos``) falls below 1 and no longer
 applies: any squarish face passes, only faces too long for a card are strips."""
