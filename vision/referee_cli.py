@@ -231,9 +231,9 @@ def referee_command(
             if tc > pipe.stats.media_s + 1.0:
                 typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({pipe.stats.media_s:.1f} s "
                            "of media); the round is ended by it all the same", err=True)
-        if pipe.spread_frames:
-            typer.echo(f"counting the Nertz cards left in {pipe.spread_frames} frames of the players' spreads ...",
-                       err=True)
+        to_audit = pipe.spread_frames
+        if to_audit:
+            typer.echo(f"counting the Nertz cards left in {to_audit} frames of the players' spreads ...", err=True)
         result = pipe.finish()
     except KeyboardInterrupt:
         typer.echo("stopped: the round is scored as far as it was seen", err=True)
