@@ -162,6 +162,25 @@ def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_th
     assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
 
 
+@pytest.mark.parametrize("busy_vanished, inferred", [(0.7, False), (2.0, True)])
+def test_a_copy_back_in_the_zone_of_a_player_laying_another_card_down_was_no_collision(busy_vanished, inferred):
+    # as above, but blue's AS lands on a new pile 0.1 s after red's AH: the second AH would
+    # have landed just past the tie window, while blue's one hand was laying the AS down
+    s = Stream(TrackerSettings(busy_vanished=busy_vanished))
+    blue_ah, blue_as = ("AH", card(100, 300)), ("AS", card(100, 420))
+    s.repeat(3, RED_AH, blue_ah, blue_as)
+    s.repeat(3, blue_ah, blue_as)                                   # red's ace leaves
+    s.look(("AH", card(500, 300)), blue_ah)                         # and lands; blue's AS leaves
+    s.repeat(2, ("AH", card(500, 300)), ("AS", card(700, 300)), blue_ah)   # and lands
+    s.repeat(4, ("AH", card(500, 300)), ("AS", card(700, 300)))     # blue's AH covered ...
+    s.repeat(2, ("AH", card(500, 300)), ("AS", card(700, 300)), blue_ah)   # ... and seen again
+    got = [(e["type"], e["player"], e["card"]) for e in s.events]
+    expected = [("play", "red", "AH"), ("play", "blue", "AS")]
+    if inferred:   # blue's AH inferred as a second copy, reported once it came back
+        expected += [("play", "blue", "AH"), ("take_back", "blue", "AH")]
+    assert got == expected
+
+
 def test_no_zone_saw_it_go_the_hand_over_it_gives_a_weak_owner_and_no_hand_the_nearest_zone():
     s = Stream()
     s.repeat(2)
@@ -784,6 +803,20 @@ def test_a_player_laying_one_card_down_is_not_the_weak_owner_of_another_at_the_s
     s.repeat(3, ("AH", card(700, 300)), ("AS", card(500, 450)))  # it lands; an ace of spades nobody saw lands too
     got = sorted((e["card"], e["player"]) for e in s.events if e["type"] == "play")
     assert got == [("AH", "red"), ("AS", owner)]                 # nearest zone to the AS: red's, but red was busy
+
+
+@pytest.mark.parametrize("busy_vanished, owner", [(0.7, "blue"), (2.0, "red")])
+def test_a_copy_covered_by_its_players_hand_laying_another_card_down_is_not_their_play(busy_vanished, owner):
+    # red lifts the AH; red's hand covers red's AS on the way, so both leave red's zone; the
+    # AH lands and, 0.1 s later, an AS that no zone saw go: red's hand was busy with the AH
+    s = Stream(TrackerSettings(busy_vanished=busy_vanished))
+    s.repeat(3, RED_AH, ("AS", card(560, 600)))
+    s.repeat(2)
+    s.look(("AH", card(700, 300)))
+    s.repeat(3, ("AH", card(700, 300)), ("AS", card(500, 450)))
+    plays = sorted((e["card"], e["player"], e["t"]) for e in s.events if e["type"] == "play")
+    assert [(c, p) for c, p, _ in plays] == [("AH", "red"), ("AS", owner)]
+    assert plays[1][2] - plays[0][2] == pytest.approx(0.1)     # within one_hand (0.15 s)
 
 
 @pytest.mark.parametrize("hidden_looks, settings, owner", [

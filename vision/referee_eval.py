@@ -116,6 +116,8 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
                      for p, g in matched if abs(p["t"] - g["t"]) > 2.0 / fps + 1e-6],
         "extras": [f"{p['t']:.2f} {p['player']} {p['card']} pile {p['pile']}->{mapping.get(p['pile'])}"
                    for i, p in enumerate(pp) if i not in mi],
+        "collision_missed": [f"{c[1]} pile {c[0]}: {c[2]} first, {c[3]} takes back" for c in col_t if c not in col_p],
+        "collision_wrong": [f"{c[1]} pile {c[0]}: {c[2]} first, {c[3]} takes back" for c in col_p if c not in col_t],
     }
     del inv
     if how is not None:
@@ -312,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{res.get('scores_exact')} {res.get('scores_pred')} vs {res.get('scores_truth')} | {res['speed']}")
                 if "owner_by_rule" in res:
                     print(f"    owner by rule: {res['owner_by_rule']}")
-                for k in ("missed", "wrong_owner", "off_time", "extras"):
+                for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
             for k in ("plays", "predicted", "found_card_pile", "right_owner", "within_two_frames", "all_right",
