@@ -1118,3 +1118,19 @@ def test_three_copies_the_one_never_taken_back_was_first_before_the_credited_one
     assert sorted(plays) == ["blue", "green", "red"]
     assert sorted(e["player"] for e in s.events if e["type"] == "take_back") == ["blue", "red"]
     assert plays["green"]["t"] < plays["red"]["t"] < plays["blue"]["t"]
+
+
+@pytest.mark.parametrize("keep, gone_t", [(True, 0.5), (False, 1.1)])
+def test_a_glimpse_of_a_card_coming_back_does_not_move_the_time_it_left(keep, gone_t):
+    # red's 5H seen for 0.5 s, gone for 0.5 s (to a pile), glimpsed once in the hand bringing
+    # it back, gone for one look, then back for good: it left at 0.5 s, not after the glimpse
+    zones = ZoneTracker(["red", "blue"], TrackerSettings(keep_first_leaving=keep))
+    five = [Sighting("5H", 0.99, card(500, 600))]
+    seen = [True] * 5 + [False] * 5 + [True] + [False] + [True] * 3
+    back = []
+    for k, on in enumerate(seen):
+        faces = five if on else []
+        back += zones.update(Look(3 * k, k / 10, faces, np.zeros((0, 4), np.float32)), {"red": faces})
+    assert len(back) == 1
+    assert (back[0].player, back[0].card, back[0].back_t) == ("red", "5H", pytest.approx(1.2))
+    assert back[0].gone_t == pytest.approx(gone_t)
