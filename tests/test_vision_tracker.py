@@ -1076,7 +1076,7 @@ def test_a_copy_hidden_under_its_players_arm_across_another_players_landing_was_
 
 
 @pytest.mark.parametrize("min_gone, expected", [
-    (0.45, [("play", "blue")]),
+    (0.35, [("play", "blue")]),                  # the default
     (0.0, [("play", "blue"), ("play", "red"), ("take_back", "red")]),
 ])
 def test_a_held_copy_missing_from_its_zone_for_two_looks_only_made_no_play(min_gone, expected):

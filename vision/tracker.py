@@ -248,7 +248,10 @@ class TrackerSettings:
             rendered rounds with the models: of the held copies settled as losers, the 3 gone
             0.1-0.3 s were no plays, the 50 true losers were gone 0.6-1.7 s (perfect eyes:
             0.5 s and more; 2 copies gone 0.5 s with the models were no plays either, left
-            in). 0 turns it off.
+            in). 0 turns it off. 0.45 -> 0.35 (2026-12-03): a loser who took the card back
+            0.15 s after it landed was gone 0.4 s (r9203, twice); 20 rendered rounds, perfect
+            eyes: collisions right 46 -> 48 of 51, one false collision more (extra plays 1 ->
+            2); models: collisions 42 -> 43, plays all right 900 -> 901 of 995.
         orphan_take_back: when the one player credited with a pile's card is seen with that
             card back in their zone and nobody else can be named for the pile's copy (no other
             zone lost it, no hand track), report their take-back anyway (the pile then shows
@@ -390,7 +393,7 @@ class TrackerSettings:
     runner_up: bool = False
     hidden_return: float = 0.5
     settle_seen_once: bool = True
-    min_gone: float = 0.45
+    min_gone: float = 0.35
     orphan_take_back: bool = False
     alias_of: float = 10.0
     busy_vanished: float = 0.7
