@@ -251,7 +251,7 @@ class TrackerSettings:
             in). 0 turns it off. 0.45 -> 0.35 (2026-12-03): a loser who took the card back
             0.15 s after it landed was gone 0.4 s (r9203, twice); 20 rendered rounds, perfect
             eyes: collisions right 46 -> 48 of 51, one false collision more (extra plays 1 ->
-            2); models: collisions 42 -> 43, plays all right 900 -> 901 of 995.
+            2); models: collisions 42 -> 43, plays all right 899 -> 900 of 995.
         orphan_take_back: when the one player credited with a pile's card is seen with that
             card back in their zone and nobody else can be named for the pile's copy (no other
             zone lost it, no hand track), report their take-back anyway (the pile then shows
@@ -276,7 +276,7 @@ class TrackerSettings:
             ``vanished`` attribution and no contested pair; nor does a copy back in the zone of
             a player with any play that close make an inferred collision (:meth:`_taken_back`).
             Over 1 turns it off. 20 rendered rounds (2026-12-03), models: extra plays 17 -> 14
-            (three false collisions), plays all right 893 -> 897 of 995, points off 47 -> 45;
+            (three false collisions), plays all right 894 -> 897 of 995, points off 47 -> 45;
             perfect eyes: extra 4 -> 1, points 14 -> 13, nothing lost. 0.5: 896, 47 points
             (a wrong weak hand-track play kept a surely vanished copy out); 0.85 as 0.7. In
             the 20 rounds every pair of one player's plays under 0.15 s apart held a false
@@ -287,7 +287,7 @@ class TrackerSettings:
             (:class:`Returned` ``gone_t``); False: the glimpse starts a new stay, and a
             collision's loser back 0.3 s after the glimpse was taken for a copy only hidden
             (``min_gone``). 20 rendered rounds (2026-12-03), models: collisions right 40 -> 42
-            of 51, plays all right 897 -> 900 of 995, points off 45 -> 43; perfect eyes: no
+            of 51, plays all right 897 -> 899 of 995, points off 45 -> 43; perfect eyes: no
             change.
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
