@@ -51,7 +51,8 @@ def round_logs(draw, distinct_times: bool = True):
         events.append({"t": times[i], "type": "play", "player": player, "card": card, "pile": pile})
         if draw(st.integers(0, 9)) == 0:  # a near-simultaneous second copy: a collision or a tie
             other = draw(st.sampled_from([p for p in PLAYERS if p != player]))
-            events.append({"t": times[i] + draw(st.sampled_from([0.01, 0.02, 0.05, 0.3])) + 1e-6 * i, "type": "play",
+            # (+ 1e-6 (i + 1): never exactly another event's time, which the log order breaks)
+            events.append({"t": times[i] + draw(st.sampled_from([0.01, 0.02, 0.05, 0.3])) + 1e-6 * (i + 1), "type": "play",
                            "player": other, "card": card, "pile": pile})
     extra = iter(times[n:])
     if draw(st.booleans()):
