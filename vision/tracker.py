@@ -1433,9 +1433,8 @@ class RoundTracker:
         if track is not None and track[0] in owned:
             track = None
         found = [f for f in self.zone_cards.vanished(cand.label, t, st.vanish_window) if f[0] not in owned]
-        if st.busy_vanished <= 1.0:
-            sure_busy = self._busy(t, st.busy_vanished)
-            found = [f for f in found if f[0] not in sure_busy]
+        sure_busy = self._busy(t, st.busy_vanished)  # empty when busy_vanished is over 1 (off)
+        found = [f for f in found if f[0] not in sure_busy]
         sure = [f for f in found if f[2] >= st.zone_confirm]
         ev = _Evidence(cand, t, cand.prob, found, sure, track, busy)
         for rule in (self._by_contest, self._by_vanished, self._by_hidden, self._by_track, self._by_runner_up,
