@@ -1134,3 +1134,77 @@ def test_a_glimpse_of_a_card_coming_back_does_not_move_the_time_it_left(keep, go
     assert len(back) == 1
     assert (back[0].player, back[0].card, back[0].back_t) == ("red", "5H", pytest.approx(1.2))
     assert back[0].gone_t == pytest.approx(gone_t)
+
+
+@pytest.mark.parametrize("loser_second", [True, False])
+def test_a_contested_copy_credited_first_that_comes_back_landed_second(loser_second):
+    s = Stream(TrackerSettings(loser_second=loser_second))
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.4
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.look(("AH", card(100, 300)))                 # red's copy leaves a look before blue's:
+    s.repeat(2)                                    # red is credited first, blue held second
+    s.repeat(6, ("AH", card(500, 300)))
+    s.repeat(3, ("AH", card(500, 300)), RED_AH)    # but red's copy comes back: red lost
+    plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
+    assert [p["player"] for p in plays] == ["blue", "red"]
+    assert [e["player"] for e in s.events if e["type"] == "take_back"] == ["red"]
+    gap = TABLE.rules.tie_window + 1 / 30
+    # blue at the landing, red at its own landing read from the motion; without
+    # loser_second, blue just before the landing and red at it
+    assert plays[1]["t"] - plays[0]["t"] == pytest.approx(0.4 if loser_second else gap, abs=1e-3)
+
+
+def test_a_contested_copy_credited_first_with_no_second_landing_seen_landed_at_the_landing():
+    s = Stream()
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: None
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.look(("AH", card(100, 300)))
+    s.repeat(2)
+    s.repeat(6, ("AH", card(500, 300)))
+    s.repeat(3, ("AH", card(500, 300)), RED_AH)
+    plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
+    # both landed before the pile was read: the returning copy at the landing, the other
+    # just before it
+    assert [p["player"] for p in plays] == ["blue", "red"]
+    assert plays[1]["t"] - plays[0]["t"] == pytest.approx(TABLE.rules.tie_window + 1 / 30, abs=1e-3)
+
+
+@pytest.mark.parametrize("until_back", [True, False])
+def test_a_losers_landing_is_read_from_the_motion_up_to_its_return(until_back):
+    s = Stream(TrackerSettings(second_until_back=until_back))
+    asked: list[float] = []
+
+    def landing(quad, t_first, until, taken_back=True):
+        asked.append(until)
+        return t_first + 0.3
+
+    s.tracker.second_landing = landing
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2)
+    s.repeat(6, ("AH", card(500, 300)))
+    back = s.frame / 30                            # the first look that shows blue's copy back
+    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))
+    assert [e["player"] for e in s.events if e["type"] == "take_back"] == ["blue"]
+    # read up to the copy's return, not up to the look that confirmed it (a hand passing
+    # over the pile in between would be taken for the take-back)
+    confirmed = back + (TrackerSettings().zone_confirm - 1) * 0.1
+    assert asked and asked[-1] == pytest.approx(back if until_back else confirmed)
+
+
+@pytest.mark.parametrize("free, landed", [(0.15, 17), (0.3, 23)])
+def test_an_arm_over_most_of_the_card_just_after_it_landed_does_not_delay_its_arrival(free, landed):
+    # as above, but the arm covers the lower 80 % of the card: the top fifth votes alone
+    timer = ArrivalTimer(scale=0.5, fps=30, free=free)
+    quad = card(200, 150, 60, 84)
+    arm = (150, 125, 260, 200)
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 17:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        if 17 <= i < 23:
+            cv2.rectangle(img, arm[:2], arm[2:], (40, 40, 40), -1)
+        timer.push(i, i / 30, img)
+        if i % 3 == 0:
+            timer.push_hands(i, np.array([arm], np.float32) if 17 <= i < 23 else np.zeros((0, 4), np.float32))
+    cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 15, 0.99)
+    assert timer(cand) == pytest.approx(landed / 30)

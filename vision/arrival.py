@@ -50,10 +50,14 @@ class ArrivalTimer:
             12 clean rounds, models: 515 / 518 / 518 of 570).
         gap: frames in a row below ``on`` that end the walk back.
         free: in a frame below ``on``, the share of the changed pixels outside the hand boxes
-            (:meth:`push_hands`) that may vote alone (0.3; 20 tuning rounds of 2026-12-02,
-            plays all right: perfect eyes 930 -> 939 of 982, models 869 -> 870; 12 clean
-            rounds: perfect eyes 541 -> 544, models 518 -> 519 of 570; 0.5: 936 and 869).
-            None: hands never abstain.
+            (:meth:`push_hands`) that may vote alone (0.3 at first; 20 tuning rounds of
+            2026-12-02, plays all right: perfect eyes 930 -> 939 of 982, models 869 -> 870; 12
+            clean rounds: perfect eyes 541 -> 544, models 518 -> 519 of 570; 0.5: 936 and
+            869). 0.15 since 2026-12-03: another player's arm reaching past the pile just
+            after the landing often covers 80-90 % of the card's changed pixels, and the
+            arrival then waited for it to go (20 tuning rounds of 2026-12-03, 995 plays, all
+            right 0.3 -> 0.15: perfect eyes 946 -> 951, models 900 -> 902; 0.1 and 0.05 the
+            same as 0.15). None: hands never abstain.
         both: walk back from the first look that showed the new card too (``frame_seen``), not
             only from the latest frame, and take the earlier arrival: by the confirming look the
             next card or hand may already lie over the new one, and the walk from there then
@@ -62,7 +66,7 @@ class ArrivalTimer:
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
-                 on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.3) -> None:
+                 on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.15) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))

@@ -289,6 +289,17 @@ class TrackerSettings:
             (``min_gone``). 20 rendered rounds (2026-12-03), models: collisions right 40 -> 42
             of 51, plays all right 897 -> 899 of 995, points off 45 -> 43; perfect eyes: no
             change.
+        second_until_back: the motion over a pile that times a collision loser's landing
+            (:meth:`_second_arrival`, :meth:`_second_seen`) is read up to the first look that
+            showed the copy back in its zone (:class:`Returned` ``back_t``), when the
+            take-back over the pile has ended; False: up to the look that confirmed the return,
+            and a hand passing over the pile in between was taken for the take-back (its
+            landing then timed at the take-back).
+        loser_second: when the copy of a held contested pair (both held) that comes back is
+            the one credited first (:meth:`_settle_held`), the other is reported at the
+            landing and the returning one at its second landing, as when the other comes
+            back; False: the other just before the landing and the returning one at it (both
+            early when the loser landed well after the winner).
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
@@ -398,6 +409,8 @@ class TrackerSettings:
     alias_of: float = 10.0
     busy_vanished: float = 0.7
     keep_first_leaving: bool = True
+    second_until_back: bool = True
+    loser_second: bool = True
 
 
 @dataclass
@@ -1192,7 +1205,8 @@ class RoundTracker:
         p.top.read_as, p.top.label = cand.label, left[0]
         return replace(cand, label=left[0])
 
-    def _second_arrival(self, pile: int, label: str, t_first: float, until: float) -> float:
+    def _second_arrival(self, pile: int, label: str, t_first: float, until: float,
+                        unseen: float | None = None) -> float | None:
         """When the second copy of ``label`` landed on ``pile``, the first having landed at
         ``t_first`` and the second been taken back by ``until`` (seconds): read from the
         motion over the pile (``second_landing``), and never less than one frame past the tie
@@ -1204,11 +1218,14 @@ class RoundTracker:
         hand that came and went), and the time is never later. Read up to the take-back
         instead, that card's landing was taken for the copy's, and the referee, seeing the
         copy after the pile had moved on, ruled no collision (20 tuning rounds, perfect eyes:
-        4 such plays, 2 collisions)."""
+        4 such plays, 2 collisions).
+
+        ``unseen``: what to return when no second landing is seen in the motion (default: one
+        frame past the tie window after the first, as above)."""
         least = t_first + self.table.rules.tie_window + 1 / 30
         p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
-            return least
+            return least if unseen is None else unseen
         later = [e["t"] for e in (*self._plays, *self._held)  # held: another contested pair's landing
                  if e["pile"] == pile and e["card"] != label and t_first + 1e-3 < e["t"] < until]
         t = None
@@ -1218,7 +1235,7 @@ class RoundTracker:
         if t is None:
             t = self.second_landing(p.top.quad, t_first, until)
         if t is None:
-            return least
+            return least if unseen is None else unseen
         return max(min(t, before) if later else t, least)
 
     def _second_seen(self, pile: int, t_first: float, until: float) -> bool:
@@ -1292,10 +1309,18 @@ class RoundTracker:
                 return True
             # that player was second (a collision) and took the card back: the held copy's
             # play is timed by the second landing, or the first copy's just before the other's
+            until = ret.back_t if self.settings.second_until_back else look.t
             if held_back:
                 if h["both"]:
                     events.append(self._held_play(h, h["t"], first=True))
-                events.append(self._held_play(h, self._second_arrival(h["pile"], h["card"], h["t"], look.t)))
+                events.append(self._held_play(h, self._second_arrival(h["pile"], h["card"], h["t"], until)))
+            elif h["both"] and self.settings.loser_second and (
+                    t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen=-1.0)) >= 0:
+                # the copy credited first came back: the other landed first (at the landing),
+                # the returning one second, timed as above (when its landing shows in the
+                # motion after the first; else both landed before the pile was read, as below)
+                events.append(self._held_play(h, h["t"]))
+                events.append(self._held_play(h, t2, first=True))
             else:
                 events.append(self._held_play(h, h["t"] - gap))
                 if h["both"]:
@@ -1377,9 +1402,10 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
-                if name not in owners and not self._second_seen(ev["pile"], ev["t"], look.t):
+                until = back_t if st.second_until_back else look.t
+                if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
-                t_play = round(self._second_arrival(ev["pile"], label, ev["t"], look.t), 4) if name not in owners else None
+                t_play = round(self._second_arrival(ev["pile"], label, ev["t"], until), 4) if name not in owners else None
                 if t_play is not None and st.busy_vanished <= 1.0 and name in self._busy(t_play):
                     continue  # their hand was laying another card down then: their copy was only covered
                 ev["_answered"] = True
