@@ -294,12 +294,18 @@ class TrackerSettings:
             showed the copy back in its zone (:class:`Returned` ``back_t``), when the
             take-back over the pile has ended; False: up to the look that confirmed the return,
             and a hand passing over the pile in between was taken for the take-back (its
-            landing then timed at the take-back).
+            landing then timed at the take-back). 20 tuning rounds of 2026-12-03 (995 plays),
+            plays all right: models 902 -> 903, perfect eyes 951 -> 952 (one loser 14 and one
+            17 frames late, both right now).
         loser_second: when the copy of a held contested pair (both held) that comes back is
             the one credited first (:meth:`_settle_held`), the other is reported at the
             landing and the returning one at its second landing, as when the other comes
             back; False: the other just before the landing and the returning one at it (both
-            early when the loser landed well after the winner).
+            early when the loser landed well after the winner). When no second landing shows
+            in the motion after the first, both landed before the pile was read and the False
+            timing is kept. Same 20 rounds: models 903 -> 903 (a pair 2.5 and 8 frames early
+            now right; a triple collision whose third copy was taken for one of the pair now
+            wrong), perfect eyes 952 -> 950 (that triple collision).
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
