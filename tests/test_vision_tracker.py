@@ -1208,3 +1208,21 @@ def test_an_arm_over_most_of_the_card_just_after_it_landed_does_not_delay_its_ar
             timer.push_hands(i, np.array([arm], np.float32) if 17 <= i < 23 else np.zeros((0, 4), np.float32))
     cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 15, 0.99)
     assert timer(cand) == pytest.approx(landed / 30)
+
+
+@pytest.mark.parametrize("at_landing", [True, False])
+def test_a_losers_copy_with_no_landing_of_its_own_in_the_motion_landed_at_the_landing(at_landing):
+    s = Stream(TrackerSettings(second_unseen_at_landing=at_landing))
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: None
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.look(("AH", card(100, 300)))                 # red's copy leaves first, blue's just after
+    s.repeat(2)
+    landing = s.frame / 30                         # the first look that shows the ace on the pile
+    s.repeat(6, ("AH", card(500, 300)))
+    s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # blue's copy comes back
+    plays = {e["player"]: e["t"] for e in s.events if e["type"] == "play"}
+    gap = TABLE.rules.tie_window + 1 / 30
+    # the second hand hid the first copy until its own lay there: the landing the pixels show
+    # is blue's, red's came just before (without the setting: red's, and blue's just after)
+    want = {"red": landing - gap, "blue": landing} if at_landing else {"red": landing, "blue": landing + gap}
+    assert plays == pytest.approx(want, abs=1e-3)

@@ -306,6 +306,17 @@ class TrackerSettings:
             timing is kept. Same 20 rounds: models 903 -> 903 (a pair 2.5 and 8 frames early
             now right; a triple collision whose third copy was taken for one of the pair now
             wrong), perfect eyes 952 -> 950 (that triple collision).
+        second_unseen_at_landing: when the held copy of a contested pair (both held) comes
+            back and no second landing shows in the motion over the pile after the first
+            (:meth:`_second_arrival`), both copies were down by the landing the pixels gave:
+            that time is the returning copy's and the other's is just before it (one frame
+            past the tie window), as with ``loser_second``; False: the other at the landing
+            and the returning one just after it. The second hand often covers the first copy
+            from its release until its own card lies there, about 2 frames later, so the
+            pixels give the second landing. 20 tuning rounds of 2026-12-03 (995 plays), plays
+            all right: models 903 -> 914 (11 plays of 6 collisions were 2 to 4 frames late),
+            perfect eyes 950 -> 956, nothing else changed; 6 held-out rounds (9232-9237): no
+            such collision, no change.
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
@@ -417,6 +428,7 @@ class TrackerSettings:
     keep_first_leaving: bool = True
     second_until_back: bool = True
     loser_second: bool = True
+    second_unseen_at_landing: bool = True
 
 
 @dataclass
@@ -1316,10 +1328,17 @@ class RoundTracker:
             # that player was second (a collision) and took the card back: the held copy's
             # play is timed by the second landing, or the first copy's just before the other's
             until = ret.back_t if self.settings.second_until_back else look.t
-            if held_back:
+            unseen = h["t"] if self.settings.second_unseen_at_landing and h["both"] else None
+            if held_back and (t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen)) > h["t"]:
                 if h["both"]:
                     events.append(self._held_play(h, h["t"], first=True))
-                events.append(self._held_play(h, self._second_arrival(h["pile"], h["card"], h["t"], until)))
+                events.append(self._held_play(h, t2))
+            elif held_back:
+                # no second landing in the motion after the first: both copies were down by the
+                # landing read from the pixels, which is then the second copy's; the first
+                # landed just before it
+                events.append(self._held_play(h, h["t"] - gap, first=True))
+                events.append(self._held_play(h, h["t"]))
             elif h["both"] and self.settings.loser_second and (
                     t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen=-1.0)) >= 0:
                 # the copy credited first came back: the other landed first (at the landing),
