@@ -164,6 +164,34 @@ def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged()
     assert "outside" in table_misfit(tbl, (1280, 360))
 
 
+def test_bench_stops_reading_the_source_at_seconds(monkeypatch):
+    # with --seconds the rest of the source is not decoded (and not timed)
+    from types import SimpleNamespace
+
+    import nertz.vision.sources as sources
+    from nertz.vision.bench_cli import bench_pipeline
+
+    read = []
+
+    class Source:
+        fps, size = 30.0, (1280, 720)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def __iter__(self):
+            for i in range(300):                   # ten seconds of grey frames
+                read.append(i)
+                yield SimpleNamespace(index=i, t=i / 30, image=np.full((720, 1280, 3), 90, np.uint8))
+
+    monkeypatch.setattr(sources, "open_source", lambda source: Source())
+    f = bench_pipeline("fake", SAMPLE / "table.json", seconds=0.5)
+    assert f["frames"] == 16 and len(read) <= 17
+
+
 def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
     # two seconds of the sample: a smoke test of the command, not a timing (CI machines are noisy)
     r = nertz("bench", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--seconds", "2", "--json")

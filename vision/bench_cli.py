@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import takewhile
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -44,7 +45,8 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
     observer = referee_observer(tbl)
     with open_source(source) as src:
         pipe = RefereePipeline(tbl, observer, stride=stride, fps=src.fps or 30.0)
-        frames = ((f.index, f.t, f.image) for f in src if seconds is None or f.t <= seconds)
+        # stop reading at ``seconds`` (a filter would decode, and time, the rest of the source)
+        frames = ((f.index, f.t, f.image) for f in takewhile(lambda f: seconds is None or f.t <= seconds, src))
         pipe.run(frames)
         size = src.size
     out = pipe.stats.summary()
