@@ -582,17 +582,19 @@ class CardRecognizer:
         :meth:`quad_probabilities` (empty without it)."""
         return tuple(self.id_names[i] for i in sorted(self.id_names))
 
-    def detect(self, frame: np.ndarray) -> Detections:
+    def detect(self, frame: np.ndarray, refine: bool = True) -> Detections:
         """Run the detector alone on ``frame`` (``(H, W, 3) uint8`` BGR). With the oriented-box
         detector ``quads`` are the cards' quads (corners may lie slightly outside the frame),
-        ``boxes`` their bounding boxes clipped to the frame."""
+        ``boxes`` their bounding boxes clipped to the frame. ``refine=False`` skips the edge
+        refinement of whole faces (``quads`` are then the detector's; a caller that keeps
+        refined quads of unchanged cards refines the others with :meth:`refine_quads`)."""
         blob, r = letterbox(frame, self.imgsz)
         out = self.det.run(None, {self.det.get_inputs()[0].name: blob})[0]
         h, w = frame.shape[:2]
         if self.obb:
             quads, score, cls = decode_obb(out, r, self.conf, self.iou)
             d = Detections.from_quads(quads, score, cls, self.whole_tilt_deg)
-            if self.refine:
+            if self.refine and refine:
                 sel = np.nonzero(d.whole & (d.class_id == 0))[0]
                 if len(sel):
                     d.quads[sel] = self.refine_quads(frame, d.quads[sel])
