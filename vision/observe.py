@@ -120,6 +120,7 @@ class ModelObserver:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         faces = np.nonzero(det.class_id == 0)[0]
         whole = getattr(det, "whole", None)
+        keep_quads = keep_quads and whole is not None  # (the detector refines whole cards only)
         if not self.strips and whole is not None:
             faces = faces[whole[faces]]
         todo = []

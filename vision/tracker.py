@@ -1224,7 +1224,7 @@ class RoundTracker:
         return replace(cand, label=left[0])
 
     def _second_arrival(self, pile: int, label: str, t_first: float, until: float,
-                        unseen: float | None = None) -> float | None:
+                        unseen: float | None = None) -> float:
         """When the second copy of ``label`` landed on ``pile``, the first having landed at
         ``t_first`` and the second been taken back by ``until`` (seconds): read from the
         motion over the pile (``second_landing``), and never less than one frame past the tie
@@ -1339,7 +1339,7 @@ class RoundTracker:
                 # landed just before it
                 events.append(self._held_play(h, h["t"] - gap, first=True))
                 events.append(self._held_play(h, h["t"]))
-            elif h["both"] and self.settings.loser_second and (
+            elif h["both"] and self.settings.loser_second and (  # -1: no second landing seen
                     t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen=-1.0)) >= 0:
                 # the copy credited first came back: the other landed first (at the landing),
                 # the returning one second, timed as above (when its landing shows in the
