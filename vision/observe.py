@@ -124,6 +124,7 @@ class ModelObserver:
         if not self.strips and whole is not None:
             faces = faces[whole[faces]]
         todo = []
+        refine: list[int] = []  # whole faces to refine: new, changed, or not whole before
         alts: dict[int, tuple[tuple[str, float], ...]] = {}
         for i in faces:
             if self._prev is not None and len(self._prev[0]):
@@ -142,13 +143,13 @@ class ModelObserver:
                             if pwhole[j]:
                                 det.quads[i] = pquads[j]  # the card did not move: its refined quad stands
                             else:
-                                det.quads[i] = self.recognizer.refine_quads(frame, det.quads[i:i + 1])[0]
+                                refine.append(i)
                         continue
             todo.append(i)
-        if keep_quads and todo:
-            fresh = np.array([i for i in todo if whole[i]], int)
-            if len(fresh):
-                det.quads[fresh] = self.recognizer.refine_quads(frame, det.quads[fresh])
+        if keep_quads:
+            refine += [i for i in todo if whole[i]]
+            if refine:
+                det.quads[refine] = self.recognizer.refine_quads(frame, det.quads[refine])
         if todo:
             todo_a = np.array(todo)
             by_quad = todo_a[whole[todo_a]] if whole is not None and hasattr(self.recognizer, "quad_probabilities") \

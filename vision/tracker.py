@@ -1223,8 +1223,7 @@ class RoundTracker:
         p.top.read_as, p.top.label = cand.label, left[0]
         return replace(cand, label=left[0])
 
-    def _second_arrival(self, pile: int, label: str, t_first: float, until: float,
-                        unseen: float | None = None) -> float:
+    def _second_arrival(self, pile: int, label: str, t_first: float, until: float) -> float | None:
         """When the second copy of ``label`` landed on ``pile``, the first having landed at
         ``t_first`` and the second been taken back by ``until`` (seconds): read from the
         motion over the pile (``second_landing``), and never less than one frame past the tie
@@ -1238,12 +1237,13 @@ class RoundTracker:
         copy after the pile had moved on, ruled no collision (20 tuning rounds, perfect eyes:
         4 such plays, 2 collisions).
 
-        ``unseen``: what to return when no second landing is seen in the motion (default: one
-        frame past the tie window after the first, as above)."""
-        least = t_first + self.table.rules.tie_window + 1 / 30
+        None when no second landing shows in the motion (or there is none to read); callers
+        then use one frame past the tie window after the first (:meth:`_after_tie`) or, for a
+        held pair, the landing itself (``second_unseen_at_landing``)."""
+        least = self._after_tie(t_first)
         p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
-            return least if unseen is None else unseen
+            return None
         later = [e["t"] for e in (*self._plays, *self._held)  # held: another contested pair's landing
                  if e["pile"] == pile and e["card"] != label and t_first + 1e-3 < e["t"] < until]
         t = None
@@ -1253,8 +1253,13 @@ class RoundTracker:
         if t is None:
             t = self.second_landing(p.top.quad, t_first, until)
         if t is None:
-            return least if unseen is None else unseen
+            return None
         return max(min(t, before) if later else t, least)
+
+    def _after_tie(self, t: float) -> float:
+        """One frame past the tie window after ``t`` seconds: the earliest a copy that lost a
+        collision to a card landed at ``t`` can have landed."""
+        return t + self.table.rules.tie_window + 1 / 30
 
     def _second_seen(self, pile: int, t_first: float, until: float) -> bool:
         """Whether the motion over ``pile`` between ``t_first`` and ``until`` seconds shows a
@@ -1328,19 +1333,19 @@ class RoundTracker:
             # that player was second (a collision) and took the card back: the held copy's
             # play is timed by the second landing, or the first copy's just before the other's
             until = ret.back_t if self.settings.second_until_back else look.t
-            unseen = h["t"] if self.settings.second_unseen_at_landing and h["both"] else None
-            if held_back and (t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen)) > h["t"]:
-                if h["both"]:
-                    events.append(self._held_play(h, h["t"], first=True))
-                events.append(self._held_play(h, t2))
-            elif held_back:
+            t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
+                  if held_back or (h["both"] and self.settings.loser_second) else None)
+            if held_back and t2 is None and h["both"] and self.settings.second_unseen_at_landing:
                 # no second landing in the motion after the first: both copies were down by the
                 # landing read from the pixels, which is then the second copy's; the first
                 # landed just before it
                 events.append(self._held_play(h, h["t"] - gap, first=True))
                 events.append(self._held_play(h, h["t"]))
-            elif h["both"] and self.settings.loser_second and (  # -1: no second landing seen
-                    t2 := self._second_arrival(h["pile"], h["card"], h["t"], until, unseen=-1.0)) >= 0:
+            elif held_back:
+                if h["both"]:
+                    events.append(self._held_play(h, h["t"], first=True))
+                events.append(self._held_play(h, self._after_tie(h["t"]) if t2 is None else t2))
+            elif h["both"] and self.settings.loser_second and t2 is not None:
                 # the copy credited first came back: the other landed first (at the landing),
                 # the returning one second, timed as above (when its landing shows in the
                 # motion after the first; else both landed before the pile was read, as below)
@@ -1411,6 +1416,7 @@ class RoundTracker:
                 continue
             if prob < st.return_prob:
                 continue
+            until = back_t if st.second_until_back else look.t
             for ev in reversed(self._plays):
                 if ev["card"] != label or ev.get("_answered") or not self._still_on_pile(ev, tops):
                     continue
@@ -1427,10 +1433,10 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
-                until = back_t if st.second_until_back else look.t
                 if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
-                t_play = round(self._second_arrival(ev["pile"], label, ev["t"], until), 4) if name not in owners else None
+                t2 = self._second_arrival(ev["pile"], label, ev["t"], until) if name not in owners else None
+                t_play = None if name in owners else round(self._after_tie(ev["t"]) if t2 is None else t2, 4)
                 if t_play is not None and st.busy_vanished <= 1.0 and name in self._busy(t_play):
                     continue  # their hand was laying another card down then: their copy was only covered
                 ev["_answered"] = True
