@@ -228,6 +228,59 @@ def test_owner_gain_backs_off_a_white_balance_that_shifts_the_backs():
     assert np.allclose(_owner_gain(img, quads[:0], labs, wb), wb)
 
 
+def _patches(colours):
+    """Solid square strips of the given CIELAB colours side by side on grey: the image and
+    their quads."""
+    img = np.full((60, 60 * len(colours), 3), 90, np.uint8)
+    quads = []
+    for i, c in enumerate(colours):
+        img[5:55, 60 * i + 5:60 * i + 55] = _lab_to_bgr(c)
+        quads.append([[60 * i + 5, 5], [60 * i + 55, 5], [60 * i + 55, 55], [60 * i + 5, 55]])
+    return img, np.array(quads, np.float32)
+
+
+def _owners_under(img, quads, labs, gain):
+    from nertz.vision.audit import STRIP_DELTA, _bins, _colour_lut
+    from nertz.vision.audit_strips import strip_owners
+
+    k, d = _colour_lut(labs)
+    lab = np.where(d <= STRIP_DELTA, k + 1, 0).astype(np.uint8)[_bins(np.clip(img * gain, 0, 255).astype(np.uint8))]
+    return strip_owners(quads, lab).tolist()
+
+
+def test_owner_gain_refines_the_light_colour_from_several_strips():
+    """Three strips of each back (the inks' search): the over-correcting white balance of
+    dev scene 10 reads the pale orange as gold; the correction found reads both right."""
+    from nertz.referee.table import hex_to_lab
+    from nertz.vision.audit import _owner_gain
+
+    img, quads = _patches([(75.0, 24.0, 42.0)] * 3 + [(77.0, 3.0, 55.0)] * 3)
+    labs = np.array([hex_to_lab("#e8731a"), hex_to_lab("#c9a227")], np.float64)  # orange, gold
+    wb = np.array([1.2144703, 1.1809045, 1.0217391], np.float32)
+    assert _owners_under(img, quads, labs, wb) == [2] * 6
+    g = _owner_gain(img, quads, labs, wb)
+    assert np.isclose(np.exp(np.log(g.astype(np.float64)).mean()), np.exp(np.log(wb.astype(np.float64)).mean()),
+                      rtol=1e-4)  # exposure kept
+    assert _owners_under(img, quads, labs, g) == [1] * 3 + [2] * 3
+
+
+def test_owner_gain_keeps_two_decks_apart(monkeypatch):
+    """Greyed inks of an orange, a red and a purple deck (as measured in dev scene 5): a
+    light correction toward magenta would put the orange inks on the pale end of red's
+    colour, nearer on average; the inks' spread term keeps each deck on its own colour."""
+    import nertz.vision.audit as audit_mod
+    from nertz.referee.table import hex_to_lab
+
+    labs = np.array([hex_to_lab(h) for h in ("#e8731a", "#b3261e", "#6a2c91")], np.float64)
+    img, quads = _patches([(59.4, 18.6, 33.4)] * 3 + [(33.9, 42.8, 27.7)] * 3 + [(40.1, 25.9, -25.4)] * 3)
+    one = np.ones(3, np.float32)
+    right = [1] * 3 + [2] * 3 + [3] * 3
+    assert _owners_under(img, quads, labs, one) == right
+    assert _owners_under(img, quads, labs, audit_mod._owner_gain(img, quads, labs, one)) == right
+    monkeypatch.setattr(audit_mod, "OWNER_SPREAD_WEIGHT", 0.0)
+    assert _owners_under(img, quads, labs, audit_mod._owner_gain(img, quads, labs, one)) != right
+
+
 def test_learned_audit_drops_strips_on_a_hand(scenes):
     """Every back the model finds inside one of its hand boxes is dropped, whatever its colour
     (skin reads as an orange, brown or red back)."""
