@@ -288,3 +288,22 @@ def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):
     t = Table.from_dict(data)
     assert t.names == ["red", "blue"] and data["calibration"]["method"] == "markers"
     assert (tmp_path / "p.png").is_file()
+
+
+def test_cli_on_a_video_tries_later_stills_when_a_hand_covers_a_layout(tmp_path):
+    """The bundled sample round starts with hands over the layouts (green's backs unseen at
+    0 s): without --frame the first still of AUTO_STILLS that calibrates is used; with --frame 0
+    the error stands, with its advice."""
+    from nertz.vision.calibrate_cli import AUTO_STILLS
+    from nertz.vision.referee_cli import sample_path
+
+    clip = str(sample_path("clip.mp4"))
+    out = tmp_path / "table.json"
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(out), "--players", "red,blue,green"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(out.read_text())
+    assert 0 < data["calibration"]["t"] <= max(AUTO_STILLS) + 0.05  # not the first still
+    assert Table.from_dict(data).names == ["red", "blue", "green"]
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(tmp_path / "t0.json"),
+                                    "--players", "red,blue,green", "--frame", "0"])
+    assert r.exit_code == 2 and "no face-down card seen in the layout of green" in r.output

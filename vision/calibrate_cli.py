@@ -23,6 +23,11 @@ import typer
 
 from nertz.referee.errors import NertzError
 
+AUTO_STILLS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
+"""Seconds into a file source of the stills tried in turn when ``--frame`` is not given: the
+first that calibrates is used (a hand over a layout at the start of a recording hides its
+backs)."""
+
 
 def calibrate_command(
     source: Annotated[Optional[str], typer.Option("--source", "-s", help="webcam index, video file, folder of images, image or stream URL")] = None,
@@ -31,7 +36,7 @@ def calibrate_command(
     count: Annotated[Optional[int], typer.Option("--count", min=2, max=6, help="number of players when --players is not given (default: as many layouts as found)")] = None,
     manual: Annotated[bool, typer.Option("--manual", help="click the zones and backs in a window")] = False,
     method: Annotated[str, typer.Option("--method", help="auto | markers | layouts")] = "auto",
-    frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default 0 for files, 1 for cameras)")] = None,
+    frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default: for files the first of 0, 0.5, 1, ... 5 s that calibrates; 1 for cameras)")] = None,
     fps: Annotated[Optional[float], typer.Option("--fps", min=0.001, help="frames per second of a folder of images")] = None,
     rules_from: Annotated[Optional[Path], typer.Option("--rules-from", help="copy the rules settings from this table file")] = None,
     preview: Annotated[Optional[Path], typer.Option("--preview", help="also write the still with the calibration drawn on it (PNG/JPEG)")] = None,
@@ -43,7 +48,7 @@ def calibrate_command(
 
     from .calibrate import (CORNER_IDS, CalibrationError, calibrate_layouts, calibrate_markers, detect_markers,
                             draw_table, finish_table, marker_sheet, run_manual)
-    from .sources import frame_at, open_source
+    from .sources import SourceError, frame_at, open_source
 
     def fail(message: str) -> None:
         typer.echo(f"error: {message}", err=True)
@@ -67,29 +72,56 @@ def calibrate_command(
         fail(f"{out} exists: give --force to overwrite it")
     if names is not None and len(set(names)) != len(names):
         fail(f"--players names must differ: {', '.join(names)}")
+    tried: list[float] = []  # seconds of the stills tried
+    first_error: Exception | None = None
     try:
         rules = None
         if rules_from is not None:
             from nertz.referee.files import read_table
 
             rules = read_table(rules_from).rules.model_dump(mode="json")
-        with open_source(source, fps=fps) as src:
-            still = frame_at(src, frame if frame is not None else (1.0 if src.live else 0.0))
-        image = still.image
-        if manual:
-            data = run_manual(image, names or [f"P{i + 1}" for i in range(count or 2)])
-        else:
-            use = method
-            if method == "auto":
-                found = detect_markers(image)
-                use = "markers" if all(i in found for i in CORNER_IDS) else "layouts"
-            if use == "markers":
-                data = calibrate_markers(image, names, count=count)
+
+        def from_still(image):
+            if manual:
+                data = run_manual(image, names or [f"P{i + 1}" for i in range(count or 2)])
             else:
-                data = calibrate_layouts(image, names, count=count)
+                use = method
+                if method == "auto":
+                    found = detect_markers(image)
+                    use = "markers" if all(i in found for i in CORNER_IDS) else "layouts"
+                if use == "markers":
+                    data = calibrate_markers(image, names, count=count)
+                else:
+                    data = calibrate_layouts(image, names, count=count)
+            return data, finish_table(data, rules)
+
+        with open_source(source, fps=fps) as src:
+            if frame is not None or src.live or manual:
+                times = [frame if frame is not None else (1.0 if src.live else 0.0)]
+            else:
+                times = list(AUTO_STILLS)  # a file: the first still that calibrates
+            table = None
+            for k, t in enumerate(times):
+                try:
+                    still = frame_at(src, t)
+                except SourceError:
+                    if k == 0:
+                        raise
+                    break  # a short clip: no later still
+                image = still.image
+                tried.append(t)
+                try:
+                    data, table = from_still(image)
+                    break
+                except (NertzError, CalibrationError) as e:
+                    first_error = first_error or e
+            if table is None:
+                raise first_error
         data.setdefault("calibration", {}).update({"source": str(source), "t": round(still.t, 3)})
-        table = finish_table(data, rules)
     except (NertzError, CalibrationError) as e:
+        if len(tried) > 1 and e is first_error:
+            fail(f"{e} (tried the stills at {', '.join(f'{t:g}' for t in tried)} s; give --frame SECONDS "
+                 "for one where no hand covers a layout)")
         fail(str(e))
     result = table.to_dict()
     result["calibration"] = data["calibration"]
