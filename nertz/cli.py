@@ -65,7 +65,7 @@ def _emit_json(lines: list[dict[str, Any]]) -> None:
 def score(
     events: Annotated[
         Optional[Path],
-        typer.Argument(help="Event log (JSON lines, shared/DESIGN.md). Default: the bundled example round."),
+        typer.Argument(help="Event log (JSON lines, as the README's \"Input formats\" shows). Default: the bundled example round."),
     ] = None,
     table: Annotated[
         Optional[Path], typer.Option("--table", "-t", help="Table file: players, back colours, rules settings.")

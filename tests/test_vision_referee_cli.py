@@ -50,6 +50,8 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     (["--call", "red81"], "NAME@SECONDS"),
     (["--call", "purple@3"], "no player 'purple'"),
     (["--nertz-left", "blue=three"], "NAME=N"),
+    (["--call", "red@-5"], "must not be negative"),
+    (["--nertz-left", "blue=-3"], "cannot be negative"),
 ])
 def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     r = nertz("referee", *args)
@@ -96,6 +98,16 @@ def test_referee_refuses_an_audit_photo_it_cannot_read(clip, tmp_path):
     r = nertz("referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--audit", str(bad))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "not a readable image" in r.stderr
+
+
+def test_referee_refuses_an_audit_photo_it_cannot_count_before_reading_the_video(clip, tmp_path):
+    """A photo with no cards in it is refused at once: exit 2, no play printed."""
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((720, 1280, 3), 120, np.uint8))
+    r = nertz("referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--audit", str(blank), "--json")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: --audit") and "cannot be counted" in r.stderr
+    assert r.stdout == ""
 
 
 def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch):
@@ -201,3 +213,9 @@ def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
     assert f["looks"] == len(range(0, f["frames"], 3)) and f["media_s"] <= 2.1
     r = nertz("bench", "--source", str(clip))
     assert r.returncode == 2 and r.stderr == "error: a table file is needed (--table T.json)\n"
+
+
+@pytest.mark.parametrize("seconds", ["-5", "0", "nan"])
+def test_bench_refuses_seconds_that_are_not_positive(seconds):
+    r = nertz("bench", "--seconds", seconds)
+    assert r.returncode == 2 and r.stderr.startswith(f"error: --seconds {seconds}") and r.stdout == ""

@@ -67,6 +67,8 @@ def bench_command(
     from .referee_cli import sample_path
 
     try:
+        if seconds is not None and not seconds > 0:  # (also NaN)
+            raise NertzError(f"--seconds {seconds:g}: give a positive number of seconds of media")
         if source is None:
             source, table = str(sample_path("clip.mp4")), table or sample_path("table.json")
         if table is None:

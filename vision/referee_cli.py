@@ -48,6 +48,8 @@ def parse_call(text: str) -> tuple[str, float]:
         t = float(when)
     except ValueError:
         t = float("nan")
+    if sep and name and t < 0:
+        raise NertzError(f"--call {text!r}: the time must not be negative (seconds of media from the start)")
     if not sep or not name or not (t >= 0 and t < float("inf")):
         raise NertzError(f"--call {text!r}: write it as NAME@SECONDS, e.g. red@81.2")
     return name, t
@@ -130,7 +132,7 @@ def referee_command(
 
     The Nertz cards left that --nertz-left does not give are counted from the video: each player's face-down spread in their own zone, laid in a row, in the 6 s from 2 s after the call (on rendered rounds about 6 counts in 10 are exact: check them). A source that ends before the spreads leaves those counts at 0, with a no_count ruling.
 
-    With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. An audit that fails leaves the live result standing, with a warning.
+    With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. The photo is counted first: one that cannot be counted is refused at once (exit status 2).
     """
     from .pipeline import REVIEW_BELOW, RefereePipeline
 
@@ -163,6 +165,8 @@ def referee_command(
         counts: dict[str, int] = {}
         for item in nertz_left or []:
             name, sep, n = item.partition("=")
+            if sep and n.strip().startswith("-") and n.strip()[1:].isdigit():
+                fail(f"--nertz-left {item!r}: a count of cards cannot be negative")
             if not sep or not n.strip().isdigit():
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
             counts[name] = int(n)
@@ -171,13 +175,21 @@ def referee_command(
         for name in [c[0] for c in calls] + list(counts):
             if name not in tbl.names:
                 fail(f"no player {name!r} in {table} (players: {', '.join(tbl.names)})")
-        audit_image = None
+        audit_image = audit_result = None
         if audit_photo is not None:
             import cv2
 
             audit_image = cv2.imread(str(audit_photo), cv2.IMREAD_COLOR) if audit_photo.is_file() else None
             if audit_image is None:
                 fail(f"--audit {audit_photo}: not a readable image file")
+            from .audit import audit, check_face_down
+
+            try:  # before the video: a photo that cannot be counted is known in seconds, not minutes
+                audit_result = audit(audit_image, tbl)
+                check_face_down(audit_image, tbl, audit_result)
+            except NertzError as exc:
+                fail(f"--audit {audit_photo}: the photo cannot be counted ({exc}); leave --audit out to score "
+                     "by the live count")
         from .observe import referee_observer
         from .sources import open_source, table_misfit
 
@@ -190,6 +202,11 @@ def referee_command(
             fail(f"{table}: {misfit}")
         if note and not as_json:
             typer.echo(note, err=True)
+        duration = src.frame_count / src.fps if src.frame_count and src.fps and not src.live else None
+        for name, tc in calls:
+            if duration is not None and tc > duration + 1.0:
+                typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({duration:.1f} s "
+                           "of media); the round is ended by it all the same", err=True)
     except NertzError as exc:
         fail(str(exc))
         return
@@ -228,7 +245,7 @@ def referee_command(
                         break
                 bar.advance(task)
         for name, tc in pipe.calls:
-            if tc > pipe.stats.media_s + 1.0:
+            if duration is None and tc > pipe.stats.media_s + 1.0:
                 typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({pipe.stats.media_s:.1f} s "
                            "of media); the round is ended by it all the same", err=True)
         to_audit = pipe.spread_frames
@@ -248,7 +265,7 @@ def referee_command(
         typer.echo("Nertz cards left, counted from the players' spreads after the call: "
                    + ", ".join(f"{n} {k}" for n, k in pipe.spread_counts.items())
                    + " (--nertz-left NAME=N gives a count instead)", err=True)
-    rec = _audited(pipe, tbl, audit_image, counts, as_json) if audit_image is not None else None
+    rec = _audited(pipe, tbl, audit_result, counts, as_json) if audit_result is not None else None
     if as_json:
         sys.stdout.write(json.dumps(rec.to_json() if rec is not None else result, ensure_ascii=False) + "\n")
     else:
@@ -265,22 +282,14 @@ def referee_command(
             typer.echo(f"\nwrote {out}")
 
 
-def _audited(pipe: Any, tbl: Any, image: Any, given: dict[str, int], as_json: bool) -> Any:
-    """Audit the end-of-round photo and score the round by it: the Nertz cards left in each
-    player's zone (where ``--nertz-left`` did not give them) are pushed as ``nertz_left``
-    events, then the shared area's back count is reconciled with the live attribution. Returns
-    the :class:`~nertz.referee.reconcile.Reconciliation`, or None (with a warning) when the
-    audit fails."""
+def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool) -> Any:
+    """Score the round by the end-of-round photo's audit ``res`` (an
+    :class:`~nertz.vision.audit.AuditResult`): the Nertz cards left in each player's zone (where
+    ``--nertz-left`` did not give them) are pushed as ``nertz_left`` events, then the shared
+    area's back count is reconciled with the live attribution. Returns the
+    :class:`~nertz.referee.reconcile.Reconciliation`."""
     from nertz.referee.reconcile import reconcile
 
-    from .audit import audit, check_face_down
-
-    try:
-        res = audit(image, tbl)
-        check_face_down(image, tbl, res)
-    except NertzError as exc:
-        typer.echo(f"warning: the audit photo could not be counted ({exc}); the live count stands", err=True)
-        return None
     left = {name: res.zones.get(name, {}).get(name, 0) for name in tbl.names if name not in given}
     pipe.finish(left)
     if as_json:
