@@ -3,6 +3,8 @@
 - ``nertz synth round --players 3 --seed 7 --out DIR`` simulates one round and renders it
   as camera video: ``clip.mp4``, ``labels.jsonl``, ``table.json``, ``events.jsonl``,
   ``result.json``, ``meta.json`` (see :mod:`nertz.datasets.video`).
+- ``nertz synth audit --seed 3 --out DIR`` renders an end-of-round photo for ``nertz audit``
+  (``photo.png``, ``table.json``, ``truth.json``; :mod:`nertz.datasets.audit_scenes`).
 - ``nertz synth dataset --kind detect --images 2000 --seed 1 --out DIR`` writes a training
   set in the formats ultralytics reads, with its dataset YAML
   (:func:`nertz.datasets.export.write_dataset`).
@@ -222,6 +224,44 @@ def dataset(
     except (ValueError, NertzError, OSError) as exc:
         _fail(str(exc))
     typer.echo(str(yaml_path))
+
+
+@app.command("audit")
+def audit_scene(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): photo.png, table.json, truth.json.")],
+    seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed gives the same photo (seeds from 10000 are the held-out evaluation's).")] = 0,
+    players: Annotated[Optional[int], typer.Option(min=2, max=6, help="Number of players (default: drawn, 2-4).")] = None,
+    resolution: Annotated[str, typer.Option(help="WIDTHxHEIGHT of the photo, pixels.")] = "1920x1080",
+    arrangements: Annotated[str, typer.Option(help="Spreads in the shared area, comma-separated: row, fan, heap.")] = "row,fan,heap",
+) -> None:
+    """Render an end-of-round photo for `nertz audit`: foundations face down in the shared
+    area (rows, fans, heaps), each player's Nertz cards left spread in their zone; with its
+    table file and the true counts (truth.json)."""
+    try:
+        w, h = (int(v) for v in resolution.lower().split("x"))
+    except ValueError:
+        _fail(f"--resolution {resolution!r}: write it as WIDTHxHEIGHT, e.g. 1920x1080")
+    kinds = tuple(a.strip() for a in arrangements.split(",") if a.strip())
+    _check_art(None)
+    import cv2
+
+    from nertz.datasets.audit_scenes import make_audit_scene
+
+    try:
+        sc = make_audit_scene(seed, (w, h), n_players=players, arrangements=kinds)
+    except ValueError as exc:
+        _fail(str(exc))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(out / "photo.png"), sc.frame):
+            _fail(f"{out / 'photo.png'}: cannot write the photo")
+        (out / "table.json").write_text(json.dumps(sc.table, indent=1) + "\n")
+        (out / "truth.json").write_text(json.dumps(sc.truth.to_dict(), indent=1) + "\n")
+    except OSError as exc:
+        _fail(f"{out}: cannot write ({exc.strerror})")
+    counts = ", ".join(f"{n} {p}" for p, n in sc.truth.shared.items())
+    typer.echo(f"wrote {out}/photo.png, table.json, truth.json: shared area {counts}; try "
+               f"nertz audit {out}/photo.png --table {out}/table.json", err=True)
 
 
 @app.command("real-obb")

@@ -183,3 +183,21 @@ def test_a_video_writer_into_a_missing_folder_says_which_folder(tmp_path: Path) 
 
     with pytest.raises(VideoError, match="does not exist"):
         open_writer(tmp_path / "nowhere" / "x.mp4", 30, (64, 48), codec="mp4v")
+
+
+def test_synth_audit_writes_a_photo_that_nertz_audit_reads(tmp_path: Path) -> None:
+    """The end-of-round photo a newcomer can try `nertz audit` on: photo, table file and the
+    true counts; the audit runs on it (its accuracy is measured by nertz.vision.audit_eval)."""
+    require_art()
+    out = tmp_path / "a"
+    res = nertz("synth", "audit", "--seed", "3", "--resolution", "960x540", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    truth = json.loads((out / "truth.json").read_text())
+    table = Table.from_dict(json.loads((out / "table.json").read_text()))
+    assert set(truth["shared"]) == set(table.names) and cv2.imread(str(out / "photo.png")).shape == (540, 960, 3)
+    res = nertz("audit", str(out / "photo.png"), "--table", str(out / "table.json"), "--json")
+    assert res.returncode == 0, res.stderr
+    line = json.loads(res.stdout.strip().splitlines()[-1])
+    assert line["type"] == "audit" and set(line["counts"]) == set(table.names)
+    res = nertz("synth", "audit", "--out", str(tmp_path / "b"), "--resolution", "19x")
+    assert res.returncode == 2 and "WIDTHxHEIGHT" in res.stderr and "Traceback" not in res.stderr
