@@ -281,6 +281,29 @@ def test_owner_gain_keeps_two_decks_apart(monkeypatch):
     assert _owners_under(img, quads, labs, audit_mod._owner_gain(img, quads, labs, one)) != right
 
 
+def test_strips_of_the_hands_colour_beside_a_hand_box_are_the_arm():
+    """A light forearm beside the model's hand box reads as pale red backs (dev scene 14): a
+    strip near the hand whose ink is the hand's colour is dropped; a red back beside the hand,
+    and a skin-coloured strip far from any hand, are kept."""
+    from nertz.referee.table import hex_to_lab
+    from nertz.vision.audit import _skin_strips
+
+    skin, red = (66.4, 29.4, 18.7), (45.0, 58.0, 38.0)
+    img = np.full((200, 1000, 3), 120, np.uint8)
+
+    def square(x, colour):
+        img[50:100, x:x + 50] = _lab_to_bgr(colour)
+        return [[x, 50], [x + 50, 50], [x + 50, 100], [x, 100]]
+
+    hand = np.array([square(100, skin)], np.float32)
+    quads = np.array([square(170, (72.9, 29.1, 21.4)), square(240, red), square(900, (72.9, 29.1, 21.4))],
+                     np.float32)
+    labs = np.array([hex_to_lab("#b3261e"), hex_to_lab("#e8731a")], np.float64)  # red, orange
+    dropped = _skin_strips(img, quads, hand, labs, np.ones(3, np.float32), card_long=70.0)
+    assert dropped.tolist() == [True, False, False]
+    assert not _skin_strips(img, quads, hand[:0].reshape(0, 4, 2), labs, np.ones(3, np.float32), 70.0).any()
+
+
 def test_learned_audit_drops_strips_on_a_hand(scenes):
     """Every back the model finds inside one of its hand boxes is dropped, whatever its colour
     (skin reads as an orange, brown or red back)."""

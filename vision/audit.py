@@ -54,7 +54,8 @@ colour (within :data:`STRIP_DELTA`, without the cloth exclusion) in the middle o
 ``unknown`` when under 15 % of that middle has a registered colour; the colours are read under
 the part of the white balance that brings the strips nearest to the registered colours
 (:func:`_owner_gain`). A strip inside a box of the model's ``hand`` class is dropped (skin or a
-sleeve; with :data:`HAND_DROPS_ALL` False only those of no registered colour). ``hybrid``
+sleeve; with :data:`HAND_DROPS_ALL` False only those of no registered colour), and so is one
+near such a box that has the hand's colour (the arm: :func:`_skin_strips`). ``hybrid``
 counts with the model only the spreads that step 4 classifies as one of :data:`LEARNED_KINDS`.
 
 Held-out figures (``python -m nertz.vision.audit_eval 60 10000 --method classical,learned``,
@@ -63,7 +64,8 @@ card 8.3 % / 26.7 %, mean absolute error 4.70 / 2.18 cards; spreads counted exac
 76 %, fans 22 / 24 %, heaps 10 / 55 %, zones 50 / 73 %. Far from the bar (95 % / 99 %).
 With the owner gain and the hand drop (2026-12-01): learned 6.7 % exact, 25.0 % within one,
 2.08 cards; with the owners read under a light colour fitted to the strips' inks (2026-12-03,
-:func:`_owner_gain`): 10.0 % exact, 21.7 % within one, 1.57 cards.
+:func:`_owner_gain`): 10.0 % exact, 21.7 % within one, 1.57 cards; with arms dropped
+(:func:`_skin_strips`): 1.56 cards.
 
 Public API: :func:`audit`, :func:`audit_frames`, :class:`AuditResult`, :class:`Strip`,
 :class:`AuditError`, :data:`METHODS`, :func:`audit_command` (``nertz audit``).
@@ -134,6 +136,15 @@ HAND_DROPS_ALL = True
 """Learned path: drop every found strip whose centre lies in a box of the model's ``hand``
 class (skin and sleeves read as orange, brown, pink or red backs), not only those of no
 registered colour (dev seeds 0-19: 22 false strips on hands and 3 true ones, of 2,161 found)."""
+SKIN_NEAR = 3.0
+"""Learned path: a strip whose centre lies within this many card lengths of a model ``hand``
+box's centre is checked for being the arm (:func:`_skin_strips`)."""
+SKIN_DELTA = 10.0
+"""Largest CIELAB distance (L* at half weight) from a strip's ink to the colour of a nearby hand
+for the strip to be that arm (when nearer than to every registered back's ink). Dev seeds 0-19:
+false strips near hands 39 -> 21, about 8 true strips lost, scene 14 off by 11 -> 2 cards (a
+forearm over a zone read as 11 pale red backs), mean error 1.21 -> 1.11; held-out seeds
+10000-10059 1.57 -> 1.56 (one scene a card better, one a card worse)."""
 LEARNED_KINDS = ("fan", "heap")
 """With ``hybrid``: the spreads (as the classical path classifies them) counted by the model."""
 LOOSE_STRIPS = True
@@ -449,6 +460,57 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
         if c < best_cost:
             best, best_cost, centre = g, c, lg
     return best
+
+
+def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np.ndarray, gain: np.ndarray,
+                 card_long: float) -> np.ndarray:
+    """Which strips are an arm, not cards: the model boxes the hand, not the forearm behind it,
+    and skin or a sleeve can pass for a pale back (a pale red's ink mixed with white is a
+    light skin's colour). A strip within :data:`SKIN_NEAR` card lengths of a hand box is an arm
+    when its ink (:func:`_strip_inks`) lies within :data:`SKIN_DELTA` of the hand's (the ink of
+    the middle half of the hand box) and nearer to it than to every registered back's ink itself
+    (no paper white mixed in: a real back's darker half is its ink). A hand box whose own ink is
+    within :data:`SKIN_DELTA` of a registered back's lies mostly over cards and is not used.
+
+    Args:
+        img: ``(H, W, 3) uint8`` BGR, not white-balanced.
+        quads: ``(N, 4, 2)`` the strips, image pixels. hands: ``(M, 4, 2)`` the model's hand
+            boxes. labs: ``(P, 3)`` the registered backs in CIELAB. gain: ``(3,)`` B G R, the
+            correction the owners are read under (:func:`_owner_gain`). card_long: the cards'
+            long side, pixels.
+
+    Returns:
+        ``(N,) bool``.
+    """
+    out = np.zeros(len(quads), bool)
+    skins = _strip_inks(img, hands, 0.5) if len(hands) else np.zeros((0, 3), np.float32)
+    if len(skins) == 0 or len(skins) != len(hands):
+        return out
+    skin_lab = _bgr_to_lab(skins * gain)
+    ds = skin_lab[:, None, :] - labs[None, :, :]
+    ds[..., 0] *= 0.5
+    skin_like = np.sqrt((ds ** 2).sum(-1)).min(axis=1) >= SKIN_DELTA  # a box mostly over cards reads their ink
+    hands, skin_lab = hands[skin_like], skin_lab[skin_like]
+    if len(hands) == 0:
+        return out
+    hc = hands.mean(axis=1)
+    for k, q in enumerate(np.asarray(quads)):
+        ctr = q.mean(axis=0)
+        near = np.hypot(*(hc - ctr).T) < SKIN_NEAR * card_long
+        if not near.any():
+            continue
+        ink = _strip_inks(img, q[None], 0.35)
+        if len(ink) == 0:
+            continue
+        lab = _bgr_to_lab(ink * gain)
+        dr = labs - lab[0]
+        dr[:, 0] *= 0.5
+        d_reg = float(np.sqrt((dr ** 2).sum(axis=1)).min())  # to the inks themselves, no paper white mixed in
+        dd = skin_lab[near] - lab[0]
+        dd[:, 0] *= 0.5
+        d_skin = float(np.sqrt((dd ** 2).sum(axis=1)).min())
+        out[k] = d_skin < SKIN_DELTA and d_skin < d_reg
+    return out
 
 
 def _strip_inks(img: np.ndarray, quads: np.ndarray, shrink: float) -> np.ndarray:
@@ -944,6 +1006,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         on_hand = np.array([any(cv2.pointPolygonTest(hq.astype(np.float32), (float(x), float(y)), False) >= 0
                                 for hq in hands) for x, y in ctr], bool).reshape(-1)
         keep = ~on_hand if HAND_DROPS_ALL else (owners > 0) | ~on_hand
+        if len(hands) and len(quads) and card_wh is not None:  # an arm beyond the hand box
+            keep &= ~_skin_strips(blurred, quads, hands, labs, og, card_wh[1])
         learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, keep) if k]
     if not comps and not learned:
         raise AuditError("no face-down card of any registered back colour found in the image "
