@@ -46,7 +46,8 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
 
 @pytest.mark.parametrize("args, message", [
     (["--source", "no/such/clip.mp4", "--table", str(SAMPLE / "table.json")], "no/such/clip.mp4"),
-    (["--source", "x.mp4"], "a table file is needed"),
+    (["--source", "x.mp4"], "x.mp4: no such file"),  # the missing file first, then the table
+    (["--source", str(SAMPLE / "clip.mp4")], "a table file is needed"),
     (["--call", "red81"], "NAME@SECONDS"),
     (["--call", "purple@3"], "no player 'purple'"),
     (["--nertz-left", "blue=three"], "NAME=N"),
