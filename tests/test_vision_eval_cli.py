@@ -104,3 +104,15 @@ def test_eval_user_mistakes_are_clear_errors(fixture, tmp_path):
     ok.write_text('{"image": "broken.png", "cards": ["7S"]}\n')
     r = nertz("eval", "--images", str(tmp_path), "--labels", str(ok))
     assert r.returncode == 0 and "broken.png" in r.stderr
+
+
+def test_back_accuracy_counts_every_half_visible_back_once():
+    """The back-colour figure of `python -m nertz.vision.evaluate backs N SEED` on two rendered
+    frames: every face-down card at least half visible is named right, unknown or wrong."""
+    from nertz.vision.evaluate import back_accuracy, synthetic_samples
+
+    samples = list(synthetic_samples(2, 5))
+    r = back_accuracy(samples)
+    want = sum(int(c == 1 and v >= 0.5) for _, t in samples for c, v in zip(t["class_id"], t["visible"]))
+    assert r["n"] == want > 0 and r["right"] + r["unknown"] + r["wrong"] == r["n"]
+    assert len(r["distances"]) == r["n"] and 0.0 <= r["accuracy"] <= 1.0

@@ -618,9 +618,11 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         "         detector's quads) and corner error on N synthetic frames from SEED\n"
         "  voc:   detector + identity on a folder of Pascal-VOC labelled photos (without LABELS.json,\n"
         "         or with '' / none in its place, the rank from the VOC names is scored)\n"
-        "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)"
+        "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)\n"
+        "  backs: owner of each face-down card (half visible or more) by its back colour, on the\n"
+        "         true boxes of N synthetic frames from SEED (the registered colours of the scene)"
     )
-    need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3}
+    need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3, "backs": 4}
     if len(sys.argv) >= 2 and sys.argv[1] not in need:
         print(f"unknown mode {sys.argv[1]!r}; choose from {', '.join(need)}", file=sys.stderr)
     if len(sys.argv) < 2 or sys.argv[1] not in need or len(sys.argv) < need[sys.argv[1]]:
@@ -656,6 +658,14 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         print(f"detector at {size}: stacks with the right total {r['stacks_right']}/{r['stacks']} "
               f"({r['stack_accuracy']:.3f}); images with every total right {r['images_all_right']}/{r['images']}; "
               f"stacks found {r['stacks_found']}; faces found per image, median {r['faces_median']:.0f}")
+        sys.exit(0)
+    if kind == "backs":
+        r = back_accuracy(synthetic_samples(int(sys.argv[2]), int(sys.argv[3])))
+        d = r["distances"]
+        print(f"face-down cards: {r['n']}; owner right {r['accuracy']:.4f} ({r['right']}), unknown {r['unknown']}, "
+              f"wrong {r['wrong']}; distance to the true colour median {np.median(d) if len(d) else float('nan'):.1f}, "
+              f"90th percentile {np.percentile(d, 90) if len(d) else float('nan'):.1f}\n"
+              f"  wrong pairs (truth, said, n): {r['wrong_pairs']}")
         sys.exit(0)
     if kind == "synth":
         rec = CardRecognizer(table=None)
