@@ -116,3 +116,7 @@ def test_back_accuracy_counts_every_half_visible_back_once():
     want = sum(int(c == 1 and v >= 0.5) for _, t in samples for c, v in zip(t["class_id"], t["visible"]))
     assert r["n"] == want > 0 and r["right"] + r["unknown"] + r["wrong"] == r["n"]
     assert len(r["distances"]) == r["n"] and 0.0 <= r["accuracy"] <= 1.0
+    # registered by measurement on the scene's first frame, counted on its second only
+    rm = back_accuracy(samples, measured=True)
+    second = sum(int(c == 1 and v >= 0.5) for c, v in zip(samples[1][1]["class_id"], samples[1][1]["visible"]))
+    assert rm["n"] == second and rm["right"] + rm["unknown"] + rm["wrong"] == rm["n"]

@@ -372,11 +372,16 @@ def stack_total_accuracy(recognizer, folder: Path) -> dict:
 
 
 def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float = 0.5,
-                  threshold: float | None = None) -> dict:
+                  threshold: float | None = None, measured: bool = False) -> dict:
     """How often :class:`~nertz.vision.backs.BackMatcher` names the right owner of a face-down
     card, on the *true* boxes of :func:`synthetic_samples` (the detector left out).
 
-    Counts backs whose renderer ``visible`` fraction is at least ``min_visible``.
+    Counts backs whose renderer ``visible`` fraction is at least ``min_visible``. The registered
+    colours are the table file's (the renderer's nominal colours), or with ``measured`` those
+    measured on the previous frame of the same scene (same camera and light, as ``nertz
+    calibrate`` registers them): each owner's median :func:`~nertz.vision.backs.back_lab` over
+    its backs there (nominal for an owner with none); the first frame of each scene is then
+    used for that only.
 
     Returns:
         ``{"n", "right", "unknown", "wrong", "accuracy", "wrong_pairs": [(truth, said, n)],
@@ -384,12 +389,33 @@ def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float
     """
     from .backs import BackMatcher, back_lab
 
+    def crops(frame, truth):
+        for j, b in enumerate(truth["boxes"]):
+            if truth["class_id"][j] != 1 or truth["visible"][j] < min_visible:
+                continue
+            x0, y0, x1, y1 = np.round(b).astype(int)
+            crop = frame[max(y0, 0):y1, max(x0, 0):x1]
+            if crop.size:
+                yield truth["owners"][j], crop
+
     c = Counter()
     pairs: Counter = Counter()
     dist = []
+    previous = None
     for frame, truth in samples:
         tbl = truth.get("table_file")
         m = BackMatcher.from_table(tbl) if threshold is None else BackMatcher.from_table(tbl, threshold)
+        if measured:
+            same_scene = previous is not None and previous[1].get("table_file") == tbl
+            reference, previous = previous, (frame, truth)
+            if not same_scene:
+                continue
+            seen: dict[str, list] = {}
+            for owner, crop in crops(*reference):
+                seen.setdefault(owner, []).append(back_lab(crop))
+            for k, name in enumerate(m.names):
+                if seen.get(name):
+                    m.labs[k] = np.median(np.array(seen[name]), axis=0)
         for j, b in enumerate(truth["boxes"]):
             if truth["class_id"][j] != 1 or truth["visible"][j] < min_visible:
                 continue
@@ -620,7 +646,8 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
         "         or with '' / none in its place, the rank from the VOC names is scored)\n"
         "  stacks: blackjack total of each stack on a folder with labels.csv (stack totals only)\n"
         "  backs: owner of each face-down card (half visible or more) by its back colour, on the\n"
-        "         true boxes of N synthetic frames from SEED (the registered colours of the scene)"
+        "         true boxes of N synthetic frames from SEED (the scene's nominal colours; with\n"
+        "         --measured, colours measured on the scene's other frame, as calibration does)"
     )
     need = {"crops": 3, "synth": 4, "voc": 3, "cards": 4, "stacks": 3, "backs": 4}
     if len(sys.argv) >= 2 and sys.argv[1] not in need:
@@ -660,7 +687,7 @@ if __name__ == "__main__":  # pragma: no cover - a measuring script
               f"stacks found {r['stacks_found']}; faces found per image, median {r['faces_median']:.0f}")
         sys.exit(0)
     if kind == "backs":
-        r = back_accuracy(synthetic_samples(int(sys.argv[2]), int(sys.argv[3])))
+        r = back_accuracy(synthetic_samples(int(sys.argv[2]), int(sys.argv[3])), measured="--measured" in sys.argv)
         d = r["distances"]
         print(f"face-down cards: {r['n']}; owner right {r['accuracy']:.4f} ({r['right']}), unknown {r['unknown']}, "
               f"wrong {r['wrong']}; distance to the true colour median {np.median(d) if len(d) else float('nan'):.1f}, "
