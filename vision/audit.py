@@ -362,7 +362,7 @@ def _wb_gain(img: np.ndarray, table: Table) -> np.ndarray | None:
 
 
 def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.ndarray | None,
-                shrink: float = 0.35) -> np.ndarray:
+                shrink: float = 0.35, inks: np.ndarray | None = None) -> np.ndarray:
     """The colour correction under which the learned strips' owners are read: the white
     balance's exposure ``e`` (geometric mean of ``gain``) times a colour part, the one under
     which the strips' inks lie nearest to the registered back colours, one deck to one colour.
@@ -398,6 +398,7 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
         quads: ``(N, 4, 2)`` the strips, image pixels.
         labs: ``(P, 3)`` the registered backs in CIELAB.
         gain: the white balance's gain (None: none could be measured; returns ones).
+        inks: the strips' inks (:func:`_strip_inks` with ``shrink``) when already measured.
 
     Returns:
         ``(3,) float32`` the gain to multiply the image's B, G, R by.
@@ -406,7 +407,8 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
     if gain is None or len(quads) == 0:
         return one if gain is None else gain
     expo = float(np.exp(np.log(gain.astype(np.float64)).mean()))  # the exposure part, kept
-    inks = _strip_inks(img, quads, shrink)
+    inks = _strip_inks(img, quads, shrink) if inks is None else inks
+    inks = inks[~np.isnan(inks).any(axis=1)]
     if len(inks) >= 3:
         def cost_of(g: np.ndarray) -> float:
             lab = _bgr_to_lab(inks * g)
@@ -414,9 +416,7 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
             spread = np.zeros(len(lab))
             for j in np.unique(k):
                 sel = k == j
-                dev = lab[sel] - lab[sel].mean(axis=0)
-                dev[:, 0] *= 0.5
-                spread[sel] = np.sqrt((dev ** 2).sum(axis=1))
+                spread[sel] = _lab_distance(lab[sel], lab[sel].mean(axis=0))
             return float(np.minimum(d, STRIP_DELTA).mean()
                          + OWNER_SPREAD_WEIGHT * np.minimum(spread, STRIP_DELTA).mean())
     else:
@@ -463,7 +463,7 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
 
 
 def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np.ndarray, gain: np.ndarray,
-                 card_long: float) -> np.ndarray:
+                 card_long: float, inks: np.ndarray | None = None) -> np.ndarray:
     """Which strips are an arm, not cards: the model boxes the hand, not the forearm behind it,
     and skin or a sleeve can pass for a pale back (a pale red's ink mixed with white is a
     light skin's colour). A strip within :data:`SKIN_NEAR` card lengths of a hand box is an arm
@@ -477,48 +477,42 @@ def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np
         quads: ``(N, 4, 2)`` the strips, image pixels. hands: ``(M, 4, 2)`` the model's hand
             boxes. labs: ``(P, 3)`` the registered backs in CIELAB. gain: ``(3,)`` B G R, the
             correction the owners are read under (:func:`_owner_gain`). card_long: the cards'
-            long side, pixels.
+            long side, pixels. inks: the strips' inks (:func:`_strip_inks`, shrink 0.35) when
+            already measured.
 
     Returns:
         ``(N,) bool``.
     """
     out = np.zeros(len(quads), bool)
-    skins = _strip_inks(img, hands, 0.5) if len(hands) else np.zeros((0, 3), np.float32)
-    if len(skins) == 0 or len(skins) != len(hands):
+    skins = _strip_inks(img, hands, 0.5)
+    if len(skins) == 0 or np.isnan(skins).any():
         return out
     skin_lab = _bgr_to_lab(skins * gain)
-    ds = skin_lab[:, None, :] - labs[None, :, :]
-    ds[..., 0] *= 0.5
-    skin_like = np.sqrt((ds ** 2).sum(-1)).min(axis=1) >= SKIN_DELTA  # a box mostly over cards reads their ink
+    skin_like = _lab_distance(skin_lab[:, None, :], labs[None]).min(axis=1) >= SKIN_DELTA  # else a box mostly over cards
     hands, skin_lab = hands[skin_like], skin_lab[skin_like]
     if len(hands) == 0:
         return out
-    hc = hands.mean(axis=1)
-    for k, q in enumerate(np.asarray(quads)):
-        ctr = q.mean(axis=0)
-        near = np.hypot(*(hc - ctr).T) < SKIN_NEAR * card_long
-        if not near.any():
-            continue
-        ink = _strip_inks(img, q[None], 0.35)
-        if len(ink) == 0:
-            continue
-        lab = _bgr_to_lab(ink * gain)
-        dr = labs - lab[0]
-        dr[:, 0] *= 0.5
-        d_reg = float(np.sqrt((dr ** 2).sum(axis=1)).min())  # to the inks themselves, no paper white mixed in
-        dd = skin_lab[near] - lab[0]
-        dd[:, 0] *= 0.5
-        d_skin = float(np.sqrt((dd ** 2).sum(axis=1)).min())
+    quads = np.asarray(quads)
+    near = np.hypot(*(quads.mean(axis=1)[:, None, :] - hands.mean(axis=1)[None]).transpose(2, 0, 1)) \
+        < SKIN_NEAR * card_long  # (N, M)
+    todo = near.any(axis=1)
+    if inks is None:
+        inks = np.full((len(quads), 3), np.nan, np.float32)
+        inks[todo] = _strip_inks(img, quads[todo], 0.35)
+    for k in np.nonzero(todo & ~np.isnan(inks).any(axis=1))[0]:
+        lab = _bgr_to_lab(inks[k] * gain)[0]
+        d_reg = float(_lab_distance(labs, lab).min())  # to the inks themselves, no paper white mixed in
+        d_skin = float(_lab_distance(skin_lab[near[k]], lab).min())
         out[k] = d_skin < SKIN_DELTA and d_skin < d_reg
     return out
 
 
 def _strip_inks(img: np.ndarray, quads: np.ndarray, shrink: float) -> np.ndarray:
     """``(N, 3) float32`` BGR: per strip the median of the darker half of its middle's pixels
-    (the back's ink, without its pattern's paper white)."""
+    (the back's ink, without its pattern's paper white); NaN for a strip too small to measure."""
     h, w = img.shape[:2]
-    out = []
-    for q in np.asarray(quads, np.float64):
+    out = np.full((len(quads), 3), np.nan, np.float32)
+    for i, q in enumerate(np.asarray(quads, np.float64)):
         c = q.mean(axis=0)
         qq = c + (q - c) * shrink
         x0, y0 = np.maximum(np.floor(qq.min(axis=0)).astype(int), 0)
@@ -531,8 +525,15 @@ def _strip_inks(img: np.ndarray, quads: np.ndarray, shrink: float) -> np.ndarray
         if len(px) < 4:
             continue
         lum = px.sum(axis=1)
-        out.append(np.median(px[lum <= np.median(lum)], axis=0))
-    return np.array(out, np.float32).reshape(-1, 3)
+        out[i] = np.median(px[lum <= np.median(lum)], axis=0)
+    return out
+
+
+def _lab_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclidean CIELAB distance with L* at half weight (light and shadow move L* most), over
+    the last axis of ``a - b`` (broadcast)."""
+    d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
+    return np.sqrt((0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
 def _bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
@@ -550,9 +551,7 @@ def _segment_distance(lab: np.ndarray, labs: np.ndarray) -> tuple[np.ndarray, np
     k = labs[None, :, :]
     wdir = np.array([96.0, 0.0, 0.0])[None, None, :] - k
     t = np.clip(((x - k) * wdir).sum(-1) / np.maximum((wdir ** 2).sum(-1), 1e-9), 0.0, _MAX_MIX)
-    d = x - (k + t[..., None] * wdir)
-    d[..., 0] *= 0.5
-    dist = np.sqrt((d ** 2).sum(-1))
+    dist = _lab_distance(x, k + t[..., None] * wdir)
     return dist.min(axis=1), dist.argmin(axis=1)
 
 
@@ -998,7 +997,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         ci = np.clip(np.round(ctr).astype(int), 0, [w - 1, h - 1]) if len(quads) else np.zeros((0, 2), int)
         inside = region[ci[:, 1], ci[:, 0]] > 0 if len(quads) else np.zeros(0, bool)
         quads, ci, ctr = quads[inside], ci[inside], ctr[inside]
-        og = _owner_gain(blurred, quads, labs, wb_gain)
+        inks = _strip_inks(blurred, quads, 0.35)  # for the light's fit and the arm test
+        og = _owner_gain(blurred, quads, labs, wb_gain, inks=inks)
         if wb_gain is not None and not np.allclose(og, wb_gain):
             raw = _strip_colour_map(_apply_gain(blurred, og), labs)
         owners = strip_owners(quads, raw)
@@ -1007,7 +1007,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
                                 for hq in hands) for x, y in ctr], bool).reshape(-1)
         keep = ~on_hand if HAND_DROPS_ALL else (owners > 0) | ~on_hand
         if len(hands) and len(quads) and card_wh is not None:  # an arm beyond the hand box
-            keep &= ~_skin_strips(blurred, quads, hands, labs, og, card_wh[1])
+            keep &= ~_skin_strips(blurred, quads, hands, labs, og, card_wh[1], inks=inks)
         learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, keep) if k]
     if not comps and not learned:
         raise AuditError("no face-down card of any registered back colour found in the image "

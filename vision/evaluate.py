@@ -416,16 +416,10 @@ def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float
             for k, name in enumerate(m.names):
                 if seen.get(name):
                     m.labs[k] = np.median(np.array(seen[name]), axis=0)
-        for j, b in enumerate(truth["boxes"]):
-            if truth["class_id"][j] != 1 or truth["visible"][j] < min_visible:
-                continue
-            x0, y0, x1, y1 = np.round(b).astype(int)
-            crop = frame[y0:y1, x0:x1]
-            if crop.size == 0:
-                continue
-            want = truth["owners"][j]
-            said, d = m.match(crop)
-            dist.append(float(m.distances(back_lab(crop))[m.names.index(want)]))
+        for want, crop in crops(frame, truth):
+            lab = back_lab(crop)
+            said, _ = m.match_lab(lab)
+            dist.append(float(m.distances(lab)[m.names.index(want)]))
             c["n"] += 1
             c["right"] += said == want
             c["unknown"] += said == "unknown"

@@ -207,10 +207,8 @@ def referee_command(
         if note and not as_json:
             typer.echo(note, err=True)
         duration = src.frame_count / src.fps if src.frame_count and src.fps and not src.live else None
-        for name, tc in calls:
-            if duration is not None and tc > duration + 1.0:
-                typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({duration:.1f} s "
-                           "of media); the round is ended by it all the same", err=True)
+        if duration is not None:  # a file: known before it is read
+            _warn_late_calls(calls, duration)
     except NertzError as exc:
         fail(str(exc))
         return
@@ -248,10 +246,8 @@ def referee_command(
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
-        for name, tc in pipe.calls:
-            if duration is None and tc > pipe.stats.media_s + 1.0:
-                typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({pipe.stats.media_s:.1f} s "
-                           "of media); the round is ended by it all the same", err=True)
+        if duration is None:
+            _warn_late_calls(pipe.calls, pipe.stats.media_s)
         to_audit = pipe.spread_frames
         if to_audit:
             typer.echo(f"counting the Nertz cards left in {to_audit} frames of the players' spreads ...", err=True)
@@ -299,6 +295,14 @@ def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool
     if as_json:
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
     return reconcile(pipe.round, res.counts)
+
+
+def _warn_late_calls(calls: Any, media_s: float) -> None:
+    """Warn of each ``(name, seconds)`` call later than the source's ``media_s`` seconds (plus 1 s)."""
+    for name, tc in calls:
+        if tc > media_s + 1.0:
+            typer.echo(f"warning: --call {name}@{tc:g} is after the end of the source ({media_s:.1f} s "
+                       "of media); the round is ended by it all the same", err=True)
 
 
 def _show(image: Any, pipe: Any, names: list[str], t: float) -> bool:
