@@ -157,10 +157,9 @@ def referee_command(
         else:
             spec, note = source, None
         if table is None:
-            if not str(spec).strip().isdigit() and "://" not in str(spec) and not Path(str(spec)).expanduser().exists():
-                from .sources import open_source
+            from .sources import check_source
 
-                open_source(spec).close()  # raises its "no such file or folder" message
+            check_source(spec)  # a mistyped source is the first thing to say
             fail("a table file is needed (--table T.json): make one with nertz calibrate")
         tbl = read_table(table)
         if tbl.shared_area is None or not tbl.zones:

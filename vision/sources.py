@@ -55,7 +55,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
+           "open_source", "check_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
 
@@ -537,12 +537,39 @@ def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed:
     Raises:
         SourceError: no source given, or it cannot be opened (the message says what and why).
     """
+    kind, target = _source_kind(spec, missing_ok=capture_factory is not None)
+    if kind == "live":
+        return LiveSource(target, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
+    if kind == "images":
+        return ImageFolderSource(target, fps=fps, realtime=realtime, speed=speed)
+    return VideoFileSource(target, realtime=realtime, speed=speed, drop_late=drop_late,
+                           max_bad_frames=max_bad_frames, capture_factory=capture_factory)
+
+
+def check_source(spec: int | str | Path | None) -> None:
+    """Check what a user typed after ``--source`` without opening it (no camera is touched,
+    no file is read): the checks :func:`open_source` makes first, for a command that wants to
+    report a mistyped source before other problems.
+
+    Raises:
+        SourceError: no source given, an unknown URL scheme, or no such file or folder.
+    """
+    _source_kind(spec)
+
+
+def _source_kind(spec: int | str | Path | None, missing_ok: bool = False) -> tuple[str, Any]:
+    """``("live", index or URL)``, ``("images", folder or image path)`` or ``("video", path)``
+    for a source spec (see :func:`open_source`); ``missing_ok`` takes a missing path for a video.
+
+    Raises:
+        SourceError: as :func:`check_source`.
+    """
     if spec is None or (isinstance(spec, str) and not spec.strip()):
         raise SourceError("no source given: name a webcam index (0), a video file, a folder of images or a "
                           "stream URL")
     index = _parse_index(spec)
     if index is not None:
-        return LiveSource(index, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
+        return "live", index
     text = str(spec)
     m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", text)
     if m:
@@ -550,15 +577,14 @@ def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed:
         if scheme == "file":
             text = text[len("file://"):]
         elif scheme in STREAM_SCHEMES:
-            return LiveSource(text, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
+            return "live", text
         else:
             raise SourceError(f"{spec}: unknown URL scheme {scheme!r} (streams: {', '.join(STREAM_SCHEMES)})")
     p = Path(text).expanduser()
     if p.is_dir() or (p.is_file() and p.suffix.lower() in IMAGE_EXTENSIONS):
-        return ImageFolderSource(p, fps=fps, realtime=realtime, speed=speed)
-    if p.is_file() or capture_factory is not None:
-        return VideoFileSource(p, realtime=realtime, speed=speed, drop_late=drop_late,
-                               max_bad_frames=max_bad_frames, capture_factory=capture_factory)
+        return "images", p
+    if p.is_file() or missing_ok:
+        return "video", p
     raise SourceError(f"{spec}: no such file or folder (a source is a webcam index such as 0, a video file, "
                       f"a folder of images or a stream URL)")
 
