@@ -25,7 +25,7 @@ import numpy as np
 
 from nertz.referee.table import Table, hex_to_lab
 
-__all__ = ["BackMatcher", "back_lab", "UNKNOWN"]
+__all__ = ["BackMatcher", "back_lab", "UNKNOWN", "BACK_THRESHOLD"]
 
 UNKNOWN = "unknown"
 
@@ -56,6 +56,23 @@ def back_lab(crop: np.ndarray, inset: float = 0.2) -> np.ndarray:
     return np.median(keep if len(keep) else lab, axis=0)
 
 
+BACK_THRESHOLD = 14.0
+"""Largest CIE94 distance (textiles) from a back's measured colour to a registered one at which
+the back is still that player's; beyond it the back is ``"unknown"``. Measured with ``python -m
+nertz.vision.evaluate backs 120 SEED [--measured]`` (true boxes of half-visible backs in rendered
+round frames), owner right / wrong at 12 (before 2026-12-03) -> 14:
+
+- dev seed 777, the renderer's nominal colours: 86.5 % / 11 -> 91.0 % / 12 (18: 95.0 % / 13);
+  colours measured on the scene, as ``nertz calibrate`` registers them: 96.0 % / 2 -> 96.5 % / 3
+  (the same from 14 to 20);
+- held out, seed 20261204: nominal 88.9 % / 18 -> 91.6 % / 22 (18: 92.6 % / 26), measured
+  96.1 % / 3 -> 97.1 % / 3.
+
+18 was the first choice on the dev seed; 14 was kept because a neutral grey back (``#808080``)
+lies 15.4 from a registered green (``#1e8a3a``): CIE94 forgives chroma differences on saturated
+references, so a looser limit names greys and washed-out decks as players' backs."""
+
+
 @dataclass
 class BackMatcher:
     """Matches back colours to players.
@@ -63,17 +80,17 @@ class BackMatcher:
     Attributes:
         names: player (deck owner) names.
         labs: ``(P, 3) float64`` their registered back colours, CIELAB.
-        threshold: largest CIE94 distance accepted; beyond it: ``"unknown"``.
+        threshold: largest CIE94 distance accepted; beyond it: ``"unknown"`` (:data:`BACK_THRESHOLD`).
         l_weight: CIE94's k_L (2: textiles; lightness differences count half).
     """
 
     names: list[str]
     labs: np.ndarray
-    threshold: float = 12.0
+    threshold: float = BACK_THRESHOLD
     l_weight: float = 2.0
 
     @classmethod
-    def from_table(cls, table: Table | dict, threshold: float = 12.0, l_weight: float = 2.0) -> "BackMatcher":
+    def from_table(cls, table: Table | dict, threshold: float = BACK_THRESHOLD, l_weight: float = 2.0) -> "BackMatcher":
         """From a :class:`~nertz.referee.table.Table` or a table-file dict.
 
         Raises:
