@@ -379,3 +379,43 @@ def test_a_face_down_spread_passes_the_face_up_check(scenes):
 
     sc = scenes[2]
     check_face_down(sc.frame, Table.from_dict(sc.table), audit(sc.frame, sc.table))
+
+
+def _wedge(pivot: np.ndarray, radius: float, deg: float, long: float = 30.0, short: float = 8.0) -> np.ndarray:
+    """A thin box whose centre lies ``radius`` pixels from ``pivot`` at ``deg`` degrees, its long
+    side along the radius (a fan wedge's found box)."""
+    t = np.radians(deg)
+    c = pivot + radius * np.array([np.cos(t), np.sin(t)])
+    return cv2.boxPoints(((float(c[0]), float(c[1])), (long, short), float(deg))).astype(np.float32)
+
+
+def test_fan_gaps_fill_a_missing_wedge_and_nothing_else():
+    """A fan of 8 wedges 12 degrees apart with the 4th not found: the weak box in that gap is
+    taken; weak boxes off the fan's circle, on a found wedge or beyond its ends are not."""
+    from nertz.vision.audit import _fan_gaps
+
+    pivot, radius, card = np.array([400.0, 300.0]), 40.0, 88.0
+    angles = [200 + 12 * k for k in range(8)]
+    found = np.stack([_wedge(pivot, radius, a) for k, a in enumerate(angles) if k != 3])
+    weak = np.stack([_wedge(pivot, radius + 20, angles[3]),  # off the circle
+                     _wedge(pivot, radius, angles[3] + 1),  # the missing wedge
+                     _wedge(pivot, radius, angles[5]),  # a second box on a found wedge
+                     _wedge(pivot, radius, angles[-1] + 12)])  # beyond the fan's end
+    assert _fan_gaps(found, weak, card).tolist() == [1]
+    # a row (centres on a line): no fan, nothing added
+    row = np.stack([_wedge(np.array([100.0 + 15 * k, 500.0]), 0.0, 90) for k in range(8) if k != 3])
+    assert _fan_gaps(row, np.stack([_wedge(np.array([145.0, 500.0]), 0.0, 90)]), card).tolist() == []
+
+
+def test_strip_detector_weak_boxes_leave_the_found_strips_as_they_are(scenes):
+    """``with_candidates`` runs the network once and returns what ``__call__`` returns, plus
+    the weak back boxes (scores in [weak, conf)), best first."""
+    from nertz.vision.audit_strips import StripDetector
+
+    det = StripDetector()
+    frame = scenes[8].frame
+    q, s, c = det(frame)
+    q2, s2, c2, wq, ws = det.with_candidates(frame, weak=0.1)
+    assert np.array_equal(q, q2) and np.array_equal(s, s2) and np.array_equal(c, c2)
+    assert len(wq) == len(ws) > 0 and wq.shape[1:] == (4, 2)
+    assert (ws >= 0.1).all() and (ws < det.conf).all() and (np.diff(ws) <= 0).all()

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from nertz.datasets.audit_export import AUDIT_SCALE
+from nertz.datasets.export import order_quad
 
 from .detect import MODELS, decode_obb
 
@@ -84,11 +85,50 @@ class StripDetector:
             ``quads (N, 4, 2) float32`` image pixels, ``scores (N,)``, ``class_id (N,)``
             (0 face, 1 back, 2 hand), best first.
         """
+        ran = self._forward(image, box, card_long)
+        if ran is None:
+            return np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+        out, s, x0, y0 = ran
+        quads, score, cls = decode_obb(out, s, self.conf, self.iou, max_det=2000)
+        return quads + np.array([x0, y0], np.float32), score, cls
+
+    def with_candidates(self, image: np.ndarray, box: tuple[int, int, int, int] | None = None,
+                        card_long: float | None = None, weak: float = 0.15
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`__call__` (one run of the network), plus the weak ``back`` boxes: every
+        anchor's box whose ``back`` score lies in ``[weak, conf)``, before any suppression
+        (the thin wedges of a fan the model scores low: :func:`nertz.vision.audit._fan_gaps`
+        picks among them).
+
+        Returns:
+            ``quads, scores, class_id`` as :meth:`__call__`, then ``weak_quads (M, 4, 2)
+            float32`` image pixels and ``weak_scores (M,)``, best first.
+        """
+        none = np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32)
+        ran = self._forward(image, box, card_long)
+        if ran is None:
+            return (*none, np.zeros(0, np.int64), *none)
+        out, s, x0, y0 = ran
+        quads, score, cls = decode_obb(out, s, self.conf, self.iou, max_det=2000)
+        p = out[0].T
+        sc = p[:, 4 + 1]  # the "back" class
+        pick = np.flatnonzero((sc >= weak) & (sc < self.conf) & (p[:, 4:7].argmax(axis=1) == 1))
+        pick = pick[np.argsort(-sc[pick])]
+        deg = np.degrees(p[pick, 7])
+        wq = (np.stack([order_quad(cv2.boxPoints(((float(a[0]), float(a[1])), (float(a[2]), float(a[3])), float(d))) / s)
+                        for a, d in zip(p[pick, :4], deg)]).astype(np.float32) if len(pick) else none[0])
+        off = np.array([x0, y0], np.float32)
+        return quads + off, score, cls, wq + off, sc[pick].astype(np.float32)
+
+    def _forward(self, image: np.ndarray, box: tuple[int, int, int, int] | None,
+                 card_long: float | None) -> tuple[np.ndarray, float, int, int] | None:
+        """The network's raw output on the boxed part of ``image`` at the audit's scale:
+        ``(output, scale, x0, y0)``, or None for a box under 8 pixels a side."""
         H, W = image.shape[:2]
         x0, y0, x1, y1 = box if box is not None else (0, 0, W, H)
         x0, y0, x1, y1 = max(0, int(x0)), max(0, int(y0)), min(W, int(x1)), min(H, int(y1))
         if x1 - x0 < 8 or y1 - y0 < 8:
-            return np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+            return None
         s = AUDIT_SCALE * 1920.0 / W
         if card_long is not None and card_long > 0:
             s = float(np.clip(s, CARD_INPUT_PX[0] / card_long, CARD_INPUT_PX[1] / card_long))
@@ -100,10 +140,7 @@ class StripDetector:
         canvas = np.full((th, tw, 3), 114, np.uint8)
         canvas[:nh, :nw] = resized
         blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0, swapRB=True)
-        out = self.sess.run(None, {self.sess.get_inputs()[0].name: blob})[0]
-        quads, score, cls = decode_obb(out, s, self.conf, self.iou, max_det=2000)
-        quads = quads + np.array([x0, y0], np.float32)
-        return quads, score, cls
+        return self.sess.run(None, {self.sess.get_inputs()[0].name: blob})[0], s, x0, y0
 
 
 def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
