@@ -193,3 +193,18 @@ def test_frame_at_reads_forward_to_the_asked_time(tmp_path):
     assert f.index == 3 and f.t == pytest.approx(0.3)
     with open_source(path) as src, pytest.raises(SourceError, match="ends at 0.90 s"):
         frame_at(src, 5.0)
+
+
+def test_check_source_says_what_is_wrong_without_opening_anything(tmp_path):
+    """``check_source`` refuses what ``open_source`` would refuse before opening (no source, an
+    unknown scheme, a missing path) and touches no camera or stream for the rest."""
+    from nertz.vision.sources import check_source
+
+    clip = tmp_path / "round.mp4"
+    clip.write_bytes(b"not checked: only its existence")
+    for ok in (0, "0", " 2 ", "rtsp://cam.local/stream", str(clip), f"file://{clip}", tmp_path):
+        check_source(ok)
+    for bad, says in ((None, "no source given"), ("  ", "no source given"),
+                      ("ftp://host/x.mp4", "unknown URL scheme"), (str(tmp_path / "nope.mp4"), "no such file")):
+        with pytest.raises(SourceError, match=says):
+            check_source(bad)
