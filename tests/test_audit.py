@@ -419,3 +419,19 @@ def test_strip_detector_weak_boxes_leave_the_found_strips_as_they_are(scenes):
     assert np.array_equal(q, q2) and np.array_equal(s, s2) and np.array_equal(c, c2)
     assert len(wq) == len(ws) > 0 and wq.shape[1:] == (4, 2)
     assert (ws >= 0.1).all() and (ws < det.conf).all() and (np.diff(ws) <= 0).all()
+
+
+def test_fan_gaps_fill_the_wedges_under_the_whole_top_card():
+    """Six wedges found, 12 degrees apart, and the fan's whole top card, whose box direction
+    says that its own wedge would lie 4 steps beyond the last one: the weak boxes of the three
+    cards between are taken, not one beyond the top card's place."""
+    from nertz.vision.audit import _fan_gaps
+
+    pivot, radius, card = np.array([400.0, 300.0]), 50.0, 88.0
+    wedges = [_wedge(pivot, radius, 200 + 12 * k) for k in range(6)]
+    t = np.radians(308)
+    top_c = pivot + 31 * np.array([np.cos(t), np.sin(t)])  # a card's centre: 0.35 card lengths out
+    top = cv2.boxPoints(((float(top_c[0]), float(top_c[1])), (85.0, 60.0), 308.0)).astype(np.float32)
+    found = np.stack(wedges + [top])
+    weak = np.stack([_wedge(pivot, radius, a) for a in (272, 284, 296, 320)])
+    assert _fan_gaps(found, weak, card).tolist() == [0, 1, 2]

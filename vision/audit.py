@@ -57,7 +57,8 @@ the part of the white balance that brings the strips nearest to the registered c
 sleeve; with :data:`HAND_DROPS_ALL` False only those of no registered colour), and so is one
 near such a box that has the hand's colour (the arm: :func:`_skin_strips`). Where the found
 strips form a fan with a gap of a card or more, the model's weak boxes (score down to
-:data:`FAN_FILL_WEAK`) on the fan's circle fill it (:func:`_fan_gaps`). ``hybrid``
+:data:`FAN_FILL_WEAK`) on the fan's circle fill it, and the stretch up to the whole top card's
+own wedge too (:func:`_fan_gaps`). ``hybrid``
 counts with the model only the spreads that step 4 classifies as one of :data:`LEARNED_KINDS`.
 
 Held-out figures (``python -m nertz.vision.audit_eval 60 10000 --method classical,learned``,
@@ -69,7 +70,8 @@ With the owner gain and the hand drop (2026-12-01): learned 6.7 % exact, 25.0 % 
 :func:`_owner_gain`): 10.0 % exact, 21.7 % within one, 1.57 cards; with arms dropped
 (:func:`_skin_strips`): 1.56 cards. Fans' gaps filled (2026-12-03, fresh seeds 10120-10179,
 before / after): 11.7 % exact and 23.3 % within one both, 1.60 -> 1.58 cards, fans counted
-exactly 11.9 -> 14.8 %.
+exactly 11.9 -> 14.8 %. Up to the top card's wedge too (fresh seeds 10180-10239, before /
+after): 13.3 % exact both, within one 28.3 -> 30.0 %, 1.31 -> 1.29 cards, fans 16 -> 21 %.
 
 Public API: :func:`audit`, :func:`audit_frames`, :class:`AuditResult`, :class:`Strip`,
 :class:`AuditError`, :data:`METHODS`, :func:`audit_command` (``nertz audit``).
@@ -149,6 +151,11 @@ for the strip to be that arm (when nearer than to every registered back's ink). 
 false strips near hands 39 -> 21, about 8 true strips lost, scene 14 off by 11 -> 2 cards (a
 forearm over a zone read as 11 pale red backs), mean error 1.21 -> 1.11; held-out seeds
 10000-10059 1.57 -> 1.56 (one scene a card better, one a card worse)."""
+FAN_FILL_TOP = True
+"""Learned path: in a fan, also fill the stretch between the last found wedge and the place of
+the whole top card's own wedge (:func:`_fan_top_end`): the wedges of the cards just under the
+top card are the ones the model misses most. Dev seeds 0-19 / 100-139: mean error 1.095 ->
+1.086 / 1.424 -> 1.404."""
 FAN_FILL_WEAK = 0.15
 """Learned path: the least ``back`` score of a weak box that may fill a gap in a fan
 (:func:`_fan_gaps`); 1 or more turns the filling off. Dev seeds 0-19: mean error 1.112 -> 1.095
@@ -800,7 +807,10 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
     5-20 degrees) is a fan. Where two neighbours on the circle lie ``k`` steps apart (k >= 2, by
     at least 1.5 steps), up to ``k - 1`` weak boxes whose centres lie on the circle (within 0.1
     card lengths) in that gap, at least 0.6 steps from the found wedges and from each other,
-    are taken, best first. Nothing is added beyond the fan's two ends.
+    are taken, best first. With :data:`FAN_FILL_TOP`, the stretch beyond one end up to the
+    place of the whole top card's own wedge (:func:`_fan_top_end`; the top card: the largest box
+    off the circle, at least 0.6 of a card's area, its centre within 0.6 card lengths of the
+    circle's centre) is such a gap too; nothing else is added beyond the fan's ends.
 
     Args:
         quads: ``(N, 4, 2)`` the found strips, image pixels.
@@ -826,12 +836,18 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
                 group[k] = i
                 todo.append(int(k))
     taken: list[int] = []
+    side = quads[:, 1] - quads[:, 0], quads[:, 2] - quads[:, 1]
+    longer = np.where((np.hypot(*side[0].T) >= np.hypot(*side[1].T))[:, None], side[0], side[1])
+    theta = np.degrees(np.arctan2(longer[:, 1], longer[:, 0])) % 180  # each box's long side
+    e1, e2 = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
+    area = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
     for g in np.unique(group):
-        pts = c[group == g]
-        if len(pts) < 4:
+        members = np.flatnonzero(group == g)
+        if len(members) < 4:
             continue
-        fit = None
+        fit, idx = None, members
         for _ in range(2):  # fit, drop the points off the circle (the whole top card), refit
+            pts = c[idx]
             a = np.column_stack([pts[:, 0], pts[:, 1], np.ones(len(pts))])
             sol = np.linalg.lstsq(a, -(pts ** 2).sum(axis=1), rcond=None)[0]
             centre = -sol[:2] / 2
@@ -840,20 +856,22 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
                 break
             r = math.sqrt(r2)
             res = np.abs(np.hypot(*(pts - centre).T) - r)
-            fit = (centre, r, pts, res)
+            fit = (centre, r, idx, res)
             if (res > 0.1 * card_h).any() and (res <= 0.1 * card_h).sum() >= 4:
-                pts = pts[res <= 0.1 * card_h]
+                idx = idx[res <= 0.1 * card_h]
             else:
                 break
         if fit is None:
             continue
-        centre, r, pts, res = fit
+        centre, r, idx, res = fit
         if not (0.25 * card_h <= r <= card_h) or math.sqrt(float((res ** 2).mean())) > max_rms * card_h:
             continue
-        phi = np.sort(np.degrees(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])))
+        pos = np.degrees(np.arctan2(c[idx, 1] - centre[1], c[idx, 0] - centre[0]))
+        order = np.argsort(pos)
+        phi, idx = pos[order], idx[order]
         steps = np.diff(np.concatenate([phi, phi[:1] + 360]))
         cut = int(np.argmax(steps))  # the fan's open side: the widest gap around the circle
-        phi = np.roll(phi, -(cut + 1))
+        phi, idx = np.roll(phi, -(cut + 1)), np.roll(idx, -(cut + 1))
         phi = np.concatenate([phi[:1], phi[0] + np.cumsum(np.diff(phi) % 360)])
         step = float(np.median(np.diff(phi)))
         if not 5.0 <= step <= 20.0 or phi[-1] - phi[0] > 200:
@@ -862,6 +880,13 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
         wphi = (np.degrees(np.arctan2(wc[:, 1] - centre[1], wc[:, 0] - centre[0])) - phi[0]) % 360 + phi[0]
         gaps = [(lo, hi, int(round((hi - lo) / step)) - 1) for lo, hi in zip(phi[:-1], phi[1:])
                 if hi - lo >= 1.5 * step]  # (1.5 steps rounds to 2: k >= 1)
+        if FAN_FILL_TOP:
+            on_circle = set(idx.tolist())
+            tops = [m for m in np.flatnonzero(np.hypot(*(c - centre).T) < min(r, 0.6 * card_h))
+                    if m not in on_circle and area[m] >= 0.6 * card_h * card_h * 63 / 88]
+            top = _fan_top_end(phi, theta[idx], step, theta[max(tops, key=lambda m: area[m])]) if tops else None
+            if top is not None:
+                gaps.append((min(top), max(top), int(round(abs(top[1] - top[0]) / step)) - 1))
         for lo, hi, k in gaps:
             chosen: list[float] = []
             for i in np.flatnonzero(on & (wphi > lo + 0.6 * step) & (wphi < hi - 0.6 * step)):
@@ -871,6 +896,31 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
                     chosen.append(float(wphi[i]))
                     taken.append(int(i))
     return np.array(sorted(taken), np.int64)
+
+
+def _fan_top_end(phi: np.ndarray, theta_on: np.ndarray, step: float,
+                 theta_top: float) -> tuple[float, float] | None:
+    """The stretch of a fan's circle between its last found wedge and the place of the wedge
+    its whole top card would show: ``(end, place)`` in the angles of ``phi`` (degrees), or None.
+
+    Every card of a fan is the one before turned by one step, so a wedge's place on the circle
+    (``phi``) less its box's direction (``theta_on``, the long side, degrees mod 180) is the same
+    for all; the top card's box direction (``theta_top``) then says where its own wedge would
+    lie, when the wedges' boxes lie along their cards' long sides (a half turn either way); a
+    place between 1.5 and 15 steps beyond one end of the fan (at most 85 degrees) is taken."""
+    d = np.radians(2 * ((phi - theta_on) % 180))  # doubled: a mean on the circle mod 180
+    mean = complex(np.cos(d).mean(), np.sin(d).mean())
+    if abs(mean) < 0.9:
+        return None  # the wedges' places and directions do not move together
+    offset = math.degrees(math.atan2(mean.imag, mean.real)) / 2
+    best = None
+    for end, sign in ((phi[-1], 1.0), (phi[0], -1.0)):
+        for m in range(2):
+            place = theta_top + offset + 180 * m
+            ahead = ((place - end) * sign) % 360
+            if 1.5 * step <= ahead <= min(15 * step, 85.0) and (best is None or ahead < best[0]):
+                best = (ahead, (float(end), float(end + sign * ahead)))
+    return best[1] if best is not None else None
 
 
 def _fan_pivot(pts: np.ndarray, card_h: float) -> tuple[np.ndarray, float] | None:
