@@ -1162,7 +1162,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, keep) if k]
         if FAN_FILL_WEAK < 1 and len(weak_quads) and card_wh is not None:
             add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1])]
-            wc = np.clip(np.round(add.mean(axis=1)).astype(int), 0, [w - 1, h - 1]) if len(add) else np.zeros((0, 2), int)
+            wc = (np.clip(np.round(add.mean(axis=1)).astype(int), 0, [w - 1, h - 1]) if len(add)
+                  else np.zeros((0, 2), int))
             learned += [(int(o), q, int(cc[y, x])) for o, q, (x, y) in zip(strip_owners(add, raw), add, wc)]
     if not comps and not learned:
         raise AuditError("no face-down card of any registered back colour found in the image "

@@ -115,7 +115,8 @@ class StripDetector:
         pick = np.flatnonzero((sc >= weak) & (sc < self.conf) & (p[:, 4:7].argmax(axis=1) == 1))
         pick = pick[np.argsort(-sc[pick])]
         deg = np.degrees(p[pick, 7])
-        wq = (np.stack([order_quad(cv2.boxPoints(((float(a[0]), float(a[1])), (float(a[2]), float(a[3])), float(d))) / s)
+        wq = (np.stack([order_quad(cv2.boxPoints(((float(a[0]), float(a[1])), (float(a[2]), float(a[3])),
+                                                  float(d))) / s)
                         for a, d in zip(p[pick, :4], deg)]).astype(np.float32) if len(pick) else none[0])
         off = np.array([x0, y0], np.float32)
         return quads + off, score, cls, wq + off, sc[pick].astype(np.float32)

@@ -55,7 +55,8 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS", "STREAM_SCHEMES"]
+           "open_source", "check_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
 
