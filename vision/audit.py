@@ -95,7 +95,7 @@ import typer
 from nertz.referee.errors import NertzError
 from nertz.referee.table import Table, hex_to_lab
 
-from .audit_strips import STRIPS_ONNX, StripDetector, strip_owners
+from .audit_strips import STRIPS_ONNX, StripDetector, strip_middle, strip_owners
 
 __all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "PIXEL_DELTA",
            "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD", "METHODS"]
@@ -526,18 +526,13 @@ def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np
 def _strip_inks(img: np.ndarray, quads: np.ndarray, shrink: float) -> np.ndarray:
     """``(N, 3) float32`` BGR: per strip the median of the darker half of its middle's pixels
     (the back's ink, without its pattern's paper white); NaN for a strip too small to measure."""
-    h, w = img.shape[:2]
     out = np.full((len(quads), 3), np.nan, np.float32)
     for i, q in enumerate(np.asarray(quads, np.float64)):
-        c = q.mean(axis=0)
-        qq = c + (q - c) * shrink
-        x0, y0 = np.maximum(np.floor(qq.min(axis=0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(qq.max(axis=0)).astype(int) + 1, [w, h])
-        if x1 - x0 < 1 or y1 - y0 < 1:
+        middle = strip_middle(q, img.shape, shrink)
+        if middle is None:
             continue
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(m, np.round((qq - [x0, y0]) * 4).astype(np.int32), 1, cv2.LINE_8, 2)
-        px = img[y0:y1, x0:x1][m > 0].astype(np.float32)
+        x0, y0, m = middle
+        px = img[y0:y0 + m.shape[0], x0:x0 + m.shape[1]][m > 0].astype(np.float32)
         if len(px) < 4:
             continue
         lum = px.sum(axis=1)

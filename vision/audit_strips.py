@@ -30,7 +30,7 @@ from nertz.datasets.export import order_quad
 
 from .detect import MODELS, decode_obb
 
-__all__ = ["StripDetector", "strip_owners", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
+__all__ = ["StripDetector", "strip_owners", "strip_middle", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
 
 STRIPS_ONNX = MODELS / "audit_strips.onnx"
 """The shipped strip detector."""
@@ -144,6 +144,28 @@ class StripDetector:
         return self.sess.run(None, {self.sess.get_inputs()[0].name: blob})[0], s, x0, y0
 
 
+def strip_middle(quad: np.ndarray, shape: tuple[int, ...], shrink: float) -> tuple[int, int, np.ndarray] | None:
+    """The middle of a strip: its quad (``(4, 2)`` image pixels) shrunk about its centre by
+    ``shrink``, rasterised (quarter-pixel corners) inside an image of ``shape`` ``(H, W, ...)``.
+
+    Returns:
+        ``(x0, y0, mask)``: the mask's top-left corner in the image and ``(h, w) uint8`` the
+        mask (1 inside); None when the middle lies outside the image.
+    """
+    H, W = shape[:2]
+    q = np.asarray(quad, np.float64)
+    c = q.mean(axis=0)
+    qq = c + (q - c) * shrink
+    x0, y0 = np.floor(qq.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(qq.max(axis=0)).astype(int) + 1
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, np.round((qq - [x0, y0]) * 4).astype(np.int32), 1, cv2.LINE_8, 2)
+    return int(x0), int(y0), m
+
+
 def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
                  shrink: float = 0.35) -> np.ndarray:
     """The registered back of each detected strip: the most frequent back colour among the
@@ -160,22 +182,16 @@ def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
     Returns:
         ``(N,) int`` player index + 1, or 0 (unknown back).
     """
-    H, W = labels.shape
     out = np.zeros(len(quads), np.int64)
     for k, q in enumerate(np.asarray(quads, np.float64)):
-        c = q.mean(axis=0)
-        qq = c + (q - c) * shrink
-        x0, y0 = np.floor(qq.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(qq.max(axis=0)).astype(int) + 1
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-        if x1 <= x0 or y1 <= y0:
+        middle = strip_middle(q, labels.shape, shrink)
+        if middle is None:
             continue
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(m, np.round((qq - [x0, y0]) * 4).astype(np.int32), 1, cv2.LINE_8, 2)
-        v = labels[y0:y1, x0:x1][m > 0]
+        x0, y0, m = middle
+        v = labels[y0:y0 + m.shape[0], x0:x0 + m.shape[1]][m > 0]
         if len(v) == 0:
-            m[:] = 0
-            cx, cy = int(np.clip(c[0] - x0, 0, x1 - x0 - 1)), int(np.clip(c[1] - y0, 0, y1 - y0 - 1))
+            c = q.mean(axis=0)
+            cx, cy = int(np.clip(c[0] - x0, 0, m.shape[1] - 1)), int(np.clip(c[1] - y0, 0, m.shape[0] - 1))
             v = labels[y0 + cy:y0 + cy + 1, x0 + cx:x0 + cx + 1].ravel()
         on = v[v > 0]
         if len(on) >= max(1, min_share * len(v)):
