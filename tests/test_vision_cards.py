@@ -310,3 +310,25 @@ def test_the_observer_tells_the_recognizer_which_faces_a_hand_overlaps():
     look = ModelObserver(rec)(0, 0.0, np.zeros((200, 300, 3), np.uint8))
     assert rec.calls == [[True, False]]  # the first face lies partly under the hand box
     assert [s.label for s in look.faces] == ["2C", "2C"] and len(look.hands) == 1
+
+
+@needs_id
+def test_squarish_faces_keep_the_likelier_of_both_readings(frame_and_cards):
+    frame, _ = frame_and_cards
+    rec = CardRecognizer(table=None)
+    square = np.array([[10, 10], [60, 10], [60, 58], [10, 58]], np.float32)  # 50 x 48: squarer than a card
+    strip = np.array([[100, 10], [200, 10], [200, 40], [100, 40]], np.float32)  # a cascade's strip
+    det = Detections.from_quads(np.stack([square, strip, square + 200]), np.ones(3, np.float32),
+                                np.zeros(3, np.int64))
+    assert not det.whole.any()
+    read = []
+    rec.identify_strips = lambda f, q: (np.array(["2C"] * len(q), object), np.full(len(q), 0.5, np.float32))
+
+    def rectified(f, q, alt=None, covered=None):
+        read.append(len(q))
+        return np.array(["QS", "QS"], object), np.array([0.9, 0.3], np.float32)
+    rec.identify_quads = rectified
+    rec.identify(frame, det)
+    assert read == [2]  # the two squares, not the strip
+    assert det.labels.tolist() == ["QS", "2C", "2C"]
+    assert det.label_confidence.tolist() == pytest.approx([0.9, 0.5, 0.5])
