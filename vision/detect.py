@@ -829,10 +829,12 @@ class CardRecognizer:
 
         A whole card seen steeply (or through a wide lens near the frame's edge) is foreshortened
         along its long side to a near square and fails the whole-card test; so does a square
-        piece of a covered card. Neither classifier alone reads both well: held-out renders
-        (seeds 20261301 and 20261302, 100 frames, 2026-12-03), whole face-up cards right end to
+        piece of a covered card. Neither classifier alone reads both well: rendered frames
+        (2026-12-03; seeds 20261301-02, 100 frames, looked at), whole face-up cards right end to
         end 0.9802 -> 0.9827 and 0.9706 -> 0.9722, the other faces 345 -> 349 of 469 and 494 ->
-        497 of 620; reading every non-whole face both ways instead lost 36 of those 469."""
+        497 of 620; measured once after, seeds 20261320-21: 0.9866 -> 0.9879 and 0.9631 ->
+        0.9617, other faces +2 and -1. Reading every non-whole face both ways instead lost 36
+        of those 469 (``models/MODEL_CARD.md``, "Squarish faces")."""
         low = CARD_ASPECT * math.cos(math.radians(self.whole_tilt_deg))
         sq = faces[quad_aspect(det.quads[faces]) < low]
         if not len(sq):
