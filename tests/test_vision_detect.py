@@ -41,6 +41,16 @@ def test_back_matcher_tolerates_light_changes_but_not_other_colours():
     assert m.match(_solid("#808080"))[0] == "unknown"
 
 
+def test_back_matcher_names_a_back_mostly_under_a_hand():
+    m = BackMatcher.from_table(TABLE)
+    img = _solid("#1e8a3a")
+    img[-24:, :] = (120, 160, 215)  # a light hand over the lower 60 % (BGR)
+    assert m.match_lab(back_lab(img))[0] == "unknown"  # the median alone is the hand's colour
+    name, dist = m.match(img)  # the pixels still showing the back vote for it
+    assert name == "green" and dist < 3.0
+    assert m.match(np.full((40, 28, 3), (120, 160, 215), np.uint8))[0] == "unknown"  # only the hand
+
+
 def test_back_lab_rejects_empty_crop():
     with pytest.raises(ValueError):
         back_lab(np.zeros((0, 5, 3), np.uint8))

@@ -417,9 +417,8 @@ def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float
                 if seen.get(name):
                     m.labs[k] = np.median(np.array(seen[name]), axis=0)
         for want, crop in crops(frame, truth):
-            lab = back_lab(crop)
-            said, _ = m.match_lab(lab)
-            dist.append(float(m.distances(lab)[m.names.index(want)]))
+            said, _ = m.match(crop)
+            dist.append(float(m.distances(back_lab(crop))[m.names.index(want)]))
             c["n"] += 1
             c["right"] += said == want
             c["unknown"] += said == "unknown"
