@@ -40,9 +40,10 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _check_art(design: Optional[str]) -> None:
+def _check_art(design: Optional[str], placeholder: bool = True) -> None:
     """Exit 2 with the fetch command when the card-art cache is missing (unless placeholders
-    were asked for) or the design is unknown."""
+    were asked for) or the design is unknown. ``placeholder``: the command takes
+    ``--design placeholder`` (the message then offers it)."""
     if design == "placeholder":
         return
     from nertz.datasets import art
@@ -50,7 +51,7 @@ def _check_art(design: Optional[str]) -> None:
     try:
         designs = art.list_designs()
     except art.ArtMissingError as exc:
-        _fail(f"{exc} (or pass --design placeholder for plain drawn faces)")
+        _fail(f"{exc}" + (" (or pass --design placeholder for plain drawn faces)" if placeholder else ""))
     if not designs:
         _fail("the card-art cache holds no designs: run `bash datasets/fetch_art.sh --force`")
     if design is not None and design not in designs:
@@ -236,13 +237,14 @@ def audit_scene(
 ) -> None:
     """Render an end-of-round photo for `nertz audit`: foundations face down in the shared
     area (rows, fans, heaps), each player's Nertz cards left spread in their zone; with its
-    table file and the true counts (truth.json)."""
+    table file and the true counts (truth.json). Needs the card art (the decks' backs): run
+    `bash datasets/fetch_art.sh` once."""
     try:
         w, h = (int(v) for v in resolution.lower().split("x"))
     except ValueError:
         _fail(f"--resolution {resolution!r}: write it as WIDTHxHEIGHT, e.g. 1920x1080")
     kinds = tuple(a.strip() for a in arrangements.split(",") if a.strip())
-    _check_art(None)
+    _check_art(None, placeholder=False)
     import cv2
 
     from nertz.datasets.audit_scenes import make_audit_scene

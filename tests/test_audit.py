@@ -111,6 +111,9 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     far = dict(sc.table, shared_area=[[5000, 5000], [5100, 5000], [5100, 5100]], zones={})
     with pytest.raises(AuditError, match="shared area"):
         audit(sc.frame, far)
+    half = cv2.resize(sc.frame, None, fx=0.5, fy=0.5)  # the table file is the full-size camera's
+    with pytest.raises(AuditError, match="outside this 960x540 image"):
+        audit(half, sc.table)
     with pytest.raises(AuditError):
         audit(np.zeros((10, 10), np.uint8), sc.table)
     tab = tmp_path / "table.json"

@@ -1024,6 +1024,27 @@ def _count_fan(light_map: np.ndarray, labels: np.ndarray, comp_mask: np.ndarray,
 _DETECTOR: StripDetector | None = None
 
 
+def _check_in_view(shared_area: np.ndarray, w: int, h: int, most_out: float = 0.1) -> None:
+    """Raise :class:`AuditError` when more than ``most_out`` of the shared area (``(K, 2)``
+    image pixels) lies outside a ``w`` x ``h`` image: a table file made for another camera or
+    another resolution (its polygons are in that camera's pixels)."""
+    area = abs(cv2.contourArea(shared_area.astype(np.float32)))
+    if area < 1.0:
+        return  # (a degenerate polygon: the table file's own validation speaks for it)
+    lo = np.floor(np.minimum(shared_area.min(axis=0), 0)).astype(int)
+    hi = np.ceil(np.maximum(shared_area.max(axis=0), (w, h))).astype(int)
+    k = max(1.0, float(max(hi - lo)) / 2000.0)  # rasterised at most 2000 pixels a side
+    size = (int((hi[1] - lo[1]) / k) + 2, int((hi[0] - lo[0]) / k) + 2)
+    mask = np.zeros(size, np.uint8)
+    cv2.fillPoly(mask, [np.round((shared_area - lo) / k).astype(np.int32)], 1)
+    x0, y0 = np.round(-lo / k).astype(int)
+    inside = int(mask[y0:y0 + int(round(h / k)), x0:x0 + int(round(w / k))].sum())
+    out = 1.0 - inside / max(int(mask.sum()), 1)
+    if out > most_out:
+        raise AuditError(f"{100 * out:.0f} % of the table file's shared area lies outside this {w}x{h} image "
+                         "(a table file made for another camera or another resolution?)")
+
+
 def _default_detector() -> StripDetector:
     """The shipped strip detector, loaded once (:data:`nertz.vision.audit_strips.STRIPS_ONNX`)."""
     global _DETECTOR
@@ -1091,11 +1112,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
     smooth = blurred if wb_gain is None else _apply_gain(blurred, wb_gain)
     light = _light_map(smooth)
     if t.shared_area is not None:
-        sa = np.asarray(t.shared_area, np.float64)
-        cx, cy = sa.mean(axis=0)
-        if not (0 <= cx < w and 0 <= cy < h):
-            raise AuditError("the table file's shared area is not in this image (another camera "
-                             "or another table file?)")
+        _check_in_view(np.asarray(t.shared_area, np.float64), w, h)
     labels, card, region, table_px, raw = _back_map(smooth, t, light)
     labs = np.array([hex_to_lab(p.back) for p in t.players], np.float64)
     scale = math.sqrt(h * w / (1920 * 1080))

@@ -5,7 +5,8 @@ The lead mounts it with ``app.command("detect")(detect_command)`` in ``nertz/cli
 With ``--json``, one line per image in the contract of ``shared/DESIGN.md``:
 ``{"image": path, "cards": [{"label", "back", "quad", "confidence"}]}``; an image that cannot
 be read gives ``{"image": path, "error": message}`` and the others are still processed.
-Without it, a readable list. Exit status 2 when any image could not be read (after all of them
+Without it, a readable list: each card's label, confidence and the bounding box of its quad
+(``[x0,y0 .. x1,y1]`` pixels; the quad itself is in the JSON). Exit status 2 when any image could not be read (after all of them
 were processed) or when the table file or the models are bad.
 """
 
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
+import numpy as np
 import typer
 
 from nertz.referee.errors import NertzError
@@ -24,7 +26,8 @@ from nertz.referee.errors import NertzError
 def detect_command(
     images: Annotated[list[Path], typer.Argument(help="image files")],
     table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours)")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image, with each card's quad "
+                                                   "(without: its bounding box)")] = False,
     conf: Annotated[float, typer.Option(min=0.0, max=1.0, help="detector confidence threshold")] = 0.3,
     imgsz: Annotated[int, typer.Option(min=64, max=2048, help="detector input size (the image's longer side "
                                        "is scaled to it), pixels: 640 for a camera's view of a table; 320 for "
@@ -60,7 +63,7 @@ def detect_command(
         else:
             typer.echo(f"{path}: {len(cards)} card{'' if len(cards) == 1 else 's'}")
             for c in cards:
-                (x0, y0), (x1, y1) = c["quad"][0], c["quad"][2]
+                (x0, y0), (x1, y1) = np.min(c["quad"], axis=0), np.max(c["quad"], axis=0)  # its bounding box
                 who = f" ({c['back']})" if c["label"] == "back" else ""
                 typer.echo(f"  {c['label']:>4}{who}  {c['confidence']:.2f}  "
                            f"[{x0:.0f},{y0:.0f} .. {x1:.0f},{y1:.0f}]")
