@@ -438,3 +438,12 @@ def test_fan_gaps_fill_the_wedges_under_the_whole_top_card():
     found = np.stack(wedges + [top])
     weak = np.stack([_wedge(pivot, radius, a) for a in (272, 284, 296, 320)])
     assert _fan_gaps(found, weak, card).tolist() == [0, 1, 2]
+
+
+def test_face_up_cards_left_in_the_shared_area_are_counted():
+    """Dev scene 17 has a foundation of 5 cards left face up; the learned audit counts the strip
+    detector's face boxes in the shared area (the bright-region count of the classical path
+    found none of them)."""
+    sc = make_audit_scene(17, (1920, 1080))
+    assert sc.truth.face_up == 5
+    assert audit(sc.frame, sc.table, "learned").face_up == 5
