@@ -447,3 +447,16 @@ def test_face_up_cards_left_in_the_shared_area_are_counted():
     sc = make_audit_scene(17, (1920, 1080))
     assert sc.truth.face_up == 5
     assert audit(sc.frame, sc.table, "learned").face_up == 5
+
+
+def test_strips_without_any_white_are_no_unknown_backs():
+    """A sleeve or a box is one flat colour; a card shows its white border or a pale pattern."""
+    from nertz.vision.audit import _without_white
+
+    img = np.full((120, 200, 3), (40, 90, 30), np.uint8)  # the cloth
+    img[20:100, 20:60] = (170, 30, 110)  # a purple sleeve
+    img[20:100, 120:170] = 255  # a card: white border ...
+    img[26:94, 126:164] = (30, 160, 200)  # ... around its back's colour
+    quads = np.array([[[22, 22], [58, 22], [58, 98], [22, 98]],
+                      [[118, 18], [172, 18], [172, 102], [118, 102]]], np.float32)
+    assert _without_white(img, quads).tolist() == [True, False]

@@ -161,6 +161,11 @@ FAN_FILL_WEAK = 0.15
 (:func:`_fan_gaps`); 1 or more turns the filling off. Dev seeds 0-19: mean error 1.112 -> 1.095
 cards, fans counted exactly 22.5 -> 32.5 % (0.25: 30 %); also filling a card beyond each end
 of a fan: 1.121, not kept."""
+UNKNOWN_NEEDS_WHITE = True
+"""A strip of no registered colour is counted as an unknown back only when some of its pixels
+are near white (a card's border or pattern; :func:`_without_white`): most such strips without
+any were sleeves, arms and boxes (dev audit scenes 0-19 and 100-139: 33 of 40 false unknown
+strips against 4 of 18 strips of unregistered decks)."""
 LEARNED_KINDS = ("fan", "heap")
 """With ``hybrid``: the spreads (as the classical path classifies them) counted by the model."""
 LOOSE_STRIPS = True
@@ -897,6 +902,27 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
     return np.array(sorted(taken), np.int64)
 
 
+def _without_white(img: np.ndarray, quads: np.ndarray, least: float = 0.005) -> np.ndarray:
+    """``(N,) bool``: the strips (``(N, 4, 2)`` image pixels) of which under ``least`` of the
+    pixels are near white (L* over 75, chroma under 12 in OpenCV's 8-bit CIELAB): no card
+    border and no pale pattern, as a sleeve, an arm or a box shows (:data:`UNKNOWN_NEEDS_WHITE`)."""
+    out = np.zeros(len(quads), bool)
+    H, W = img.shape[:2]
+    for i, q in enumerate(quads):
+        x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [W, H])
+        if x1 <= x0 or y1 <= y0:
+            continue
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(m, np.round(q - [x0, y0]).astype(np.int32), 1)
+        lab = cv2.cvtColor(img[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[m > 0].astype(np.float32)
+        if not len(lab):
+            continue
+        white = (lab[:, 0] > 191) & (np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < 12)
+        out[i] = white.mean() < least
+    return out
+
+
 def _fan_top_end(phi: np.ndarray, theta_on: np.ndarray, step: float,
                  theta_top: float) -> tuple[float, float] | None:
     """The stretch of a fan's circle between its last found wedge and the place of the wedge
@@ -1177,7 +1203,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         keep = ~on_hand if HAND_DROPS_ALL else (owners > 0) | ~on_hand
         if len(hands) and len(quads) and card_wh is not None:  # an arm beyond the hand box
             keep &= ~_skin_strips(blurred, quads, hands, labs, og, card_wh[1], inks=inks)
-        learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, keep) if k]
+        counted = keep & ~((owners == 0) & _without_white(blurred, quads)) if UNKNOWN_NEEDS_WHITE else keep
+        learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, counted) if k]
         if FAN_FILL_WEAK < 1 and len(weak_quads) and card_wh is not None:
             add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1])]
             wc = (np.clip(np.round(add.mean(axis=1)).astype(int), 0, [w - 1, h - 1]) if len(add)
