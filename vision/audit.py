@@ -907,15 +907,12 @@ def _without_white(img: np.ndarray, quads: np.ndarray, least: float = 0.005) -> 
     pixels are near white (L* over 75, chroma under 12 in OpenCV's 8-bit CIELAB): no card
     border and no pale pattern, as a sleeve, an arm or a box shows (:data:`UNKNOWN_NEEDS_WHITE`)."""
     out = np.zeros(len(quads), bool)
-    H, W = img.shape[:2]
     for i, q in enumerate(quads):
-        x0, y0 = np.maximum(np.floor(q.min(axis=0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(q.max(axis=0)).astype(int) + 1, [W, H])
-        if x1 <= x0 or y1 <= y0:
+        whole = strip_middle(q, img.shape, 1.0)
+        if whole is None:
             continue
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillConvexPoly(m, np.round(q - [x0, y0]).astype(np.int32), 1)
-        lab = cv2.cvtColor(img[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)[m > 0].astype(np.float32)
+        x0, y0, m = whole
+        lab = cv2.cvtColor(img[y0:y0 + m.shape[0], x0:x0 + m.shape[1]], cv2.COLOR_BGR2LAB)[m > 0].astype(np.float32)
         if not len(lab):
             continue
         white = (lab[:, 0] > 191) & (np.hypot(lab[:, 1] - 128, lab[:, 2] - 128) < 12)

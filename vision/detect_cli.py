@@ -6,8 +6,9 @@ With ``--json``, one line per image in the contract of ``shared/DESIGN.md``:
 ``{"image": path, "cards": [{"label", "back", "quad", "confidence"}]}``; an image that cannot
 be read gives ``{"image": path, "error": message}`` and the others are still processed.
 Without it, a readable list: each card's label, confidence and the bounding box of its quad
-(``[x0,y0 .. x1,y1]`` pixels; the quad itself is in the JSON). Exit status 2 when any image could not be read (after all of them
-were processed) or when the table file or the models are bad.
+(``[x0,y0 .. x1,y1]`` pixels; the quad itself is in the JSON). Exit status 2 when any image
+could not be read (after all of them were processed) or when the table file or the models are
+bad.
 """
 
 from __future__ import annotations
