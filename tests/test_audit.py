@@ -88,8 +88,12 @@ def test_json_line_format(scenes, tmp_path):
     line = AuditResult({"a": 1}, {}, 2, 0).json_line()
     assert line == {"type": "audit", "counts": {"a": 1}, "unknown": 2, "face_up": 0, "zones": {}}
     # without --json: a readable report
-    r2 = CliRunner().invoke(_cli(), [str(img), "--table", str(tab)])
+    r2 = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--out", str(tmp_path / "drawn.png")])
     assert r2.exit_code == 0 and "Shared area" in r2.output
+    assert cv2.imread(str(tmp_path / "drawn.png")).shape == sc.frame.shape
+    # an --out OpenCV cannot write: the counts are printed all the same, then a clear error
+    r3 = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--out", str(tmp_path / "drawn.txt")])
+    assert r3.exit_code == 2 and "Shared area" in r3.output and "no image format" in r3.output
 
 
 def test_image_without_cards_is_a_clear_error(scenes, tmp_path):
@@ -122,6 +126,8 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     assert r.exit_code == 2 and "error:" in r.output
     r = CliRunner().invoke(_cli(), [str(tmp_path / "missing.png")])
     assert r.exit_code == 2 and "--table" in r.output
+    r = CliRunner().invoke(_cli(), [])  # nothing to count comes first
+    assert r.exit_code == 2 and "IMAGE or --source" in r.output
     r = CliRunner().invoke(_cli(), [str(tmp_path), "--table", str(tab)])  # a folder: --source is meant
     assert r.exit_code == 2 and f"--source {tmp_path}" in r.output
 

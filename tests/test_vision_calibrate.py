@@ -261,6 +261,8 @@ def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
     r = runner.invoke(_app(), ["calibrate", "--print-markers", str(sheet), "--players", "a,b,c"])
     assert r.exit_code == 0, r.output
     assert {0, 1, 2, 3, 10, 11, 12} == set(detect_markers(cv2.imread(str(sheet))))
+    r = runner.invoke(_app(), ["calibrate", "--print-markers", str(tmp_path / "sheet.txt")])
+    assert r.exit_code == 2 and "no image format for the extension '.txt'" in r.output
     r = runner.invoke(_app(), ["calibrate", "--source", str(tmp_path / "nope.mp4"), "--out", str(tmp_path / "t.json")])
     assert r.exit_code == 2 and "error: " in r.output and "no such file" in r.output
     (tmp_path / "t.json").write_text("{}")

@@ -1478,16 +1478,16 @@ def audit_command(
     """Count the face-down cards of each registered back (the round audit)."""
     from nertz.referee.files import read_table
 
-    from .detect import load_image
+    from .detect import load_image, save_image
 
     def fail(msg: str) -> None:
         typer.echo(f"error: {msg}", err=True)
         raise typer.Exit(2)
 
-    if table is None:
-        fail("--table T.json is required: the audit needs the players' back colours")
     if (image is None) == (source is None):
         fail("give either an IMAGE or --source S")
+    if table is None:
+        fail("--table T.json is required: the audit needs the players' back colours")
     if image is not None and Path(image).is_dir():
         fail(f"{image}: a folder; the audit counts one photo (give an image file), or the frames of "
              f"a video or folder with --source {image}")
@@ -1499,9 +1499,12 @@ def audit_command(
     except NertzError as e:
         fail(str(e))
         return
-    if out is not None:
-        cv2.imwrite(str(out), res.draw(frames[0]))
     if json_out:
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
     else:
         typer.echo(format_audit(res))
+    if out is not None:  # after the counts: an unwritable --out loses nothing
+        try:
+            save_image(out, res.draw(frames[0]))
+        except NertzError as e:
+            fail(str(e))

@@ -44,10 +44,9 @@ def calibrate_command(
     force: Annotated[bool, typer.Option("--force", help="overwrite --out if it exists")] = False,
 ) -> None:
     """Calibrate the table: shared area, players' zones and back colours -> table file."""
-    import cv2
-
     from .calibrate import (CORNER_IDS, CalibrationError, calibrate_layouts, calibrate_markers, detect_markers,
                             draw_table, finish_table, marker_sheet, run_manual)
+    from .detect import save_image
     from .sources import SourceError, frame_at, open_source
 
     def fail(message: str) -> None:
@@ -57,8 +56,10 @@ def calibrate_command(
     names = [n.strip() for n in players.split(",") if n.strip()] if players else None
     if print_markers is not None:
         n = len(names) if names else (count or 4)
-        if not cv2.imwrite(str(print_markers), marker_sheet(n)):
-            fail(f"{print_markers}: cannot write the marker sheet (folder missing, or not .png/.jpg?)")
+        try:
+            save_image(print_markers, marker_sheet(n))
+        except NertzError as e:
+            fail(f"the marker sheet: {e}")
         typer.echo(f"wrote the marker sheet to {print_markers}: ids 0-3 on the shared area's corners, "
                    f"10-{9 + n} one in each player's layout (players in --players order)", err=True)
         return
@@ -129,8 +130,11 @@ def calibrate_command(
         out.write_text(json.dumps(result, indent=1) + "\n")
     except OSError as e:
         fail(f"{out}: cannot write ({e.strerror})")
-    if preview is not None and not cv2.imwrite(str(preview), draw_table(image, result)):
-        fail(f"{preview}: cannot write the preview image")
+    if preview is not None:
+        try:
+            save_image(preview, draw_table(image, result))
+        except NertzError as e:
+            fail(f"the preview image: {e}")
     cal = data["calibration"]
     typer.echo(f"wrote {out}: {len(table.players)} players ({', '.join(p.name + ' ' + p.back for p in table.players)}), "
                f"method {cal.get('method')}, frame at {still.t:.2f} s of {source}", err=True)

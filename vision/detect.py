@@ -170,6 +170,22 @@ def load_image(path: str | Path) -> np.ndarray:
     return img
 
 
+def save_image(path: str | Path, image: np.ndarray) -> None:
+    """Write ``image`` (``(H, W, 3) uint8`` BGR) to ``path`` in the format its extension names.
+
+    Raises:
+        ImageError: OpenCV has no writer for the extension, or the file cannot be written
+            (a missing folder, no permission).
+    """
+    try:
+        ok = cv2.imwrite(str(path), image)
+    except cv2.error:
+        raise ImageError(f"{path}: no image format for the extension {Path(path).suffix or '(none)'!r}; "
+                         "use .png or .jpg") from None
+    if not ok:
+        raise ImageError(f"{path}: cannot write the image (does its folder exist?)")
+
+
 @dataclass
 class Detections:
     """The cards (and hands) found in one frame, in the style of ``supervision.Detections``.
