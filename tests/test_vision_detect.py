@@ -51,6 +51,16 @@ def test_back_matcher_names_a_back_mostly_under_a_hand():
     assert m.match(np.full((40, 28, 3), (120, 160, 215), np.uint8))[0] == "unknown"  # only the hand
 
 
+def test_a_hand_more_saturated_than_a_pale_back_does_not_outvote_it():
+    pale = {"players": [{"name": "sky", "back": "#aabee6"}, {"name": "green", "back": "#1e8a3a"}]}
+    m = BackMatcher.from_table(pale)
+    img = _solid("#aabee6")
+    img[12:, :] = (60, 100, 170)  # a brown hand over the lower 70 % (BGR): skin, and more saturated
+    name, dist = m.match(img)  # skin is left out before the saturated half is taken
+    assert name == "sky" and dist < 3.0
+    assert m.match(np.full((40, 28, 3), (60, 100, 170), np.uint8))[0] == "unknown"  # only the hand
+
+
 def test_back_lab_rejects_empty_crop():
     with pytest.raises(ValueError):
         back_lab(np.zeros((0, 5, 3), np.uint8))

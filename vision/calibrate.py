@@ -81,7 +81,7 @@ import numpy as np
 from nertz.referee.errors import NertzError, TableError
 from nertz.referee.table import Table
 
-from .backs import back_lab
+from .backs import back_lab, skin_mask
 
 __all__ = ["CalibrationError", "Layout", "calibrate_layouts", "calibrate_markers", "detect_markers",
            "marker_sheet", "group_layouts", "layout_zone", "shared_between", "register_backs", "back_colour", "skin_mask", "white_share", "lab_to_hex",
@@ -556,15 +556,6 @@ def shared_between(layouts: list[Layout], size: tuple[int, int]) -> np.ndarray:
         raise CalibrationError("no room for a shared area between the layouts: are the players' layouts "
                                "really around the table's centre?")
     return poly
-
-
-def skin_mask(bgr: np.ndarray) -> np.ndarray:
-    """``(h, w) bool``: pixels of ``bgr`` (``(h, w, 3) uint8``) in the classic YCrCb skin range
-    (Cr 133-173, Cb 77-127; Chai and Ngan 1999). Saturated reds, blues, greens and yellows of
-    card backs fall outside it; tan and brown backs do not."""
-    ycc = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
-    cr, cb = ycc[..., 1], ycc[..., 2]
-    return (cr >= 133) & (cr <= 173) & (cb >= 77) & (cb <= 127)
 
 
 def back_colour(image: np.ndarray, box: Sequence[float], hands: np.ndarray | None = None,

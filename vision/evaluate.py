@@ -378,16 +378,19 @@ def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float
 
     Counts backs whose renderer ``visible`` fraction is at least ``min_visible``. The registered
     colours are the table file's (the renderer's nominal colours), or with ``measured`` those
-    measured on the previous frame of the same scene (same camera and light, as ``nertz
-    calibrate`` registers them): each owner's median :func:`~nertz.vision.backs.back_lab` over
-    its backs there (nominal for an owner with none); the first frame of each scene is then
-    used for that only.
+    measured on the previous frame of the same scene (same camera and light) as ``nertz
+    calibrate`` registers them (:func:`~nertz.vision.calibrate.register_backs`: each owner's
+    backs there, hands' pixels and skin left out, median colour written as ``#rrggbb``;
+    nominal for an owner with none); the first frame of each scene is then used for that only.
 
     Returns:
         ``{"n", "right", "unknown", "wrong", "accuracy", "wrong_pairs": [(truth, said, n)],
         "distances": (n,) array of distances to the true owner}``.
     """
+    from nertz.referee.table import hex_to_lab
+
     from .backs import BackMatcher, back_lab
+    from .calibrate import register_backs
 
     def crops(frame, truth):
         for j, b in enumerate(truth["boxes"]):
@@ -410,12 +413,16 @@ def back_accuracy(samples: Iterable[tuple[np.ndarray, dict]], min_visible: float
             reference, previous = previous, (frame, truth)
             if not same_scene:
                 continue
-            seen: dict[str, list] = {}
-            for owner, crop in crops(*reference):
-                seen.setdefault(owner, []).append(back_lab(crop))
-            for k, name in enumerate(m.names):
-                if seen.get(name):
-                    m.labs[k] = np.median(np.array(seen[name]), axis=0)
+            ref_frame, ref_truth = reference
+            ref_boxes = np.asarray(ref_truth["boxes"], np.float64).reshape(-1, 4)
+            ref_cls = np.asarray(ref_truth["class_id"])
+            per_owner = [ref_boxes[[j for j in range(len(ref_boxes)) if ref_cls[j] == 1
+                                    and ref_truth["visible"][j] >= min_visible and ref_truth["owners"][j] == name]]
+                         for name in m.names]
+            colours = register_backs(ref_frame, per_owner, hands=ref_boxes[ref_cls == 2])
+            for k, colour in enumerate(colours):
+                if colour is not None:
+                    m.labs[k] = hex_to_lab(colour)
         for want, crop in crops(frame, truth):
             said, _ = m.match(crop)
             dist.append(float(m.distances(back_lab(crop))[m.names.index(want)]))
