@@ -32,6 +32,7 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     r = nertz("referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--call", "red@5.9",
               "--nertz-left", "blue=9", "--json", "--out", str(out_video))
     assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # not a terminal: no progress bar, not even its blank line
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     plays = [(x["player"], x["card"]) for x in lines if x["type"] == "play"]
     assert ("green", "AD") in plays and ("blue", "AS") in plays

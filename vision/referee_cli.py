@@ -232,7 +232,10 @@ def referee_command(
             writer = open_writer(out, int(round(fps)), src.size)
         from rich.progress import Progress
 
-        with src, Progress(transient=True, console=_stderr_console(), disable=src.live or src.frame_count is None) as bar:
+        console = _stderr_console()
+        # no bar when stderr is not a terminal (a log, a pipe): rich would leave a blank line there
+        with src, Progress(transient=True, console=console,
+                           disable=src.live or src.frame_count is None or not console.is_terminal) as bar:
             task = bar.add_task("refereeing", total=src.frame_count)
             from .annotate import draw_overlay
 
