@@ -477,7 +477,22 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, band: float = 0.08, margin:
     return new.astype(np.float32), True
 
 
+ORT_SPIN = False
+"""Whether ONNX Runtime's worker threads busy-wait for work between runs (its default). Off:
+each model file is its own session with its own thread pool, so the referee's five sessions
+kept five threads spinning on 2 cores, taking them from the main thread (video decoding, the
+tracker) and from each other. Measured 2026-12-03 with ``nertz bench`` on the sample's first
+20 s (2 cores, two runs each): 1.21 x media time, 101-103 ms a look (detector 69 ms a run)
+with spinning; 0.72-0.74 x, 61-64 ms (detector 40-41 ms) without."""
+
+
 def _session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime CPU session of the model file ``path`` with ``threads`` intra-op threads
+    (workers not spinning: :data:`ORT_SPIN`).
+
+    Raises:
+        ModelError: the file is missing or ONNX Runtime cannot load it.
+    """
     import onnxruntime as ort
 
     if not Path(path).is_file():
@@ -485,6 +500,7 @@ def _session(path: Path, threads: int) -> Any:
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
+    so.add_session_config_entry("session.intra_op.allow_spinning", "1" if ORT_SPIN else "0")
     try:
         return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own exception types
