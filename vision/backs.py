@@ -17,9 +17,10 @@ back measured in the frame (see ``models/MODEL_CARD.md``).
 
 A back partly under a hand (or beside the cloth in its box) mixes other colours into that
 median, so :meth:`BackMatcher.match` first lets the pixels vote: each pixel of the same
-saturated half within :data:`PIXEL_VOTE_DELTA` of a registered colour votes for the nearest one,
-and a colour with at least :data:`PIXEL_VOTE_SHARE` of the pixels names the back; only when no
-colour has that many does the median decide.
+saturated half (skin-coloured pixels left out first, :func:`skin_mask`: a hand is often more
+saturated than a pale back) within :data:`PIXEL_VOTE_DELTA` of a registered colour votes for
+the nearest one, and a colour with at least :data:`PIXEL_VOTE_SHARE` of the pixels names the
+back; only when no colour has that many does the median decide.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ import numpy as np
 
 from nertz.referee.table import Table, hex_to_lab
 
-__all__ = ["BackMatcher", "back_lab", "skin_mask", "UNKNOWN", "SKIN_KEEP_SHARE", "BACK_THRESHOLD", "PIXEL_VOTE_DELTA", "PIXEL_VOTE_SHARE"]
+__all__ = ["BackMatcher", "back_lab", "skin_mask", "UNKNOWN", "SKIN_KEEP_SHARE", "BACK_THRESHOLD",
+           "PIXEL_VOTE_DELTA", "PIXEL_VOTE_SHARE"]
 
 UNKNOWN = "unknown"
 
@@ -174,8 +176,9 @@ class BackMatcher:
     def match(self, crop: np.ndarray) -> tuple[str, float]:
         """Whose back ``crop`` (``(h, w, 3) uint8`` BGR) shows: the registered colour for which
         at least :data:`PIXEL_VOTE_SHARE` of the pixels of the saturated half of the inner part
-        (skin-coloured pixels left out: :func:`skin_mask`) vote (each pixel within :data:`PIXEL_VOTE_DELTA` of its nearest registered colour votes
-        for it), else :meth:`match_lab` of the crop's :func:`back_lab`.
+        (skin-coloured pixels left out: :func:`skin_mask`) vote (each pixel within
+        :data:`PIXEL_VOTE_DELTA` of its nearest registered colour votes for it), else
+        :meth:`match_lab` of the crop's :func:`back_lab`.
 
         Returns:
             ``(player name or "unknown", distance)``: with a vote, the voting pixels' median
