@@ -54,7 +54,7 @@ from nertz.referee.table import Table
 from .backs import UNKNOWN, BackMatcher
 from .boxes import under_hand
 
-__all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "letterbox",
+__all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "save_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "quad_aspect", "WHOLE_TILT_DEG", "TABLE_VIEW_TILT_DEG", "MODELS",
            "DETECTOR_ONNX", "OBB_ONNX", "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX",
            "default_detector", "refine_quad", "under_hand"]
