@@ -1200,7 +1200,10 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         keep = ~on_hand if HAND_DROPS_ALL else (owners > 0) | ~on_hand
         if len(hands) and len(quads) and card_wh is not None:  # an arm beyond the hand box
             keep &= ~_skin_strips(blurred, quads, hands, labs, og, card_wh[1], inks=inks)
-        counted = keep & ~((owners == 0) & _without_white(blurred, quads)) if UNKNOWN_NEEDS_WHITE else keep
+        counted = keep.copy()
+        if UNKNOWN_NEEDS_WHITE:  # only the kept strips of no registered colour are looked at
+            unknown_kept = np.nonzero(keep & (owners == 0))[0]
+            counted[unknown_kept[_without_white(blurred, quads[unknown_kept])]] = False
         learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, counted) if k]
         if FAN_FILL_WEAK < 1 and len(weak_quads) and card_wh is not None:
             add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1])]
