@@ -270,11 +270,14 @@ def test_cards_under_a_hand_are_read_by_the_covered_card_classifier(frame_and_ca
     assert rec.cov is not None
     quads = np.array([c["quad"] for c in cards], np.float32)
     cov = np.arange(len(cards)) % 2 == 0
-    read = rec._read
+    run = rec._run_cls
     seen = []
-    monkeypatch.setattr(rec, "_read", lambda sess, imgs: (seen.append((sess, len(imgs))), read(sess, imgs))[1])
+    monkeypatch.setattr(rec, "_run_cls", lambda sess, imgs: (seen.append((sess, len(imgs))), run(sess, imgs))[1])
     p = rec.quad_probabilities(frame, quads, covered=cov)
-    assert seen == [(rec.idf, int((~cov).sum())), (rec.cov, int(cov.sum()))]
+    first = {}
+    for sess, n in seen:  # each classifier first reads all of its cards, then again the unsure ones
+        first.setdefault(id(sess), n)
+    assert first == {id(rec.idf): int((~cov).sum()), id(rec.cov): int(cov.sum())}
     assert np.allclose(p.sum(axis=1), 1, atol=1e-4)
     # rows not under a hand are the plain classifier's, whatever the others are
     plain = CardRecognizer(table=None, covered=None)
@@ -285,6 +288,31 @@ def test_cards_under_a_hand_are_read_by_the_covered_card_classifier(frame_and_ca
     assert np.mean([a == c["card"] for a, c in zip(labels, cards)]) >= 0.8
     with pytest.raises(ValueError, match="covered has 1 flags"):
         rec.quad_probabilities(frame, quads, covered=np.ones(1, bool))
+
+
+@pytest.mark.skipif(not IDENTIFIER_ONNX.is_file(), reason="rectified-card classifier not shipped")
+def test_a_sure_first_reading_stands_alone_and_the_others_are_read_four_ways(frame_and_cards, monkeypatch):
+    frame, cards = frame_and_cards
+    quads = np.array([c["quad"] for c in cards], np.float32)
+    alt = quads + np.float32(1.5)  # the detector's own quads, a little off
+    reads, probs = {}, {}
+    for sure in (0.0, None, 1.01):
+        rec = CardRecognizer(table=None, covered=None, sure=sure)
+        run, n = rec._run_cls, []
+        monkeypatch.setattr(rec, "_run_cls", lambda sess, imgs, run=run, n=n: (n.append(len(imgs)), run(sess, imgs))[1])
+        probs[sure] = rec.quad_probabilities(frame, quads, alt_quads=alt)
+        reads[sure] = sum(n)
+        assert np.allclose(probs[sure].sum(axis=1), 1, atol=1e-4)
+    assert reads[0.0] == len(quads)  # everything sure: one reading each
+    assert reads[1.01] == 4 * len(quads)  # nothing sure: both ways up, at both quads
+    assert len(quads) <= reads[None] < 4 * len(quads)
+    # the cards read once at the default are those whose first reading was sure; the rest
+    # are read exactly as with nothing sure
+    again = probs[None] != probs[0.0]
+    unsure = again.any(axis=1)
+    assert reads[None] == len(quads) + 3 * int(unsure.sum())
+    np.testing.assert_allclose(probs[None][unsure], probs[1.01][unsure], atol=1e-6)
+    assert (probs[None].argmax(axis=1) == probs[1.01].argmax(axis=1)).mean() >= 0.9
 
 
 def test_the_observer_tells_the_recognizer_which_faces_a_hand_overlaps():

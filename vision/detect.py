@@ -477,6 +477,14 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, band: float = 0.08, margin:
     return new.astype(np.float32), True
 
 
+SURE_READ = 0.999
+"""A card's first reading (its refined quad, as rectified) whose top softmax probability is at
+least this is kept alone: the card is not read again turned by 180 degrees nor through the
+detector's own quad (:meth:`CardRecognizer.quad_probabilities`), and a strip is not read again
+turned (:meth:`CardRecognizer.identify_strips`). Chosen on rendered frames, see
+``models/MODEL_CARD.md``, "Speed: a sure first reading is kept". Above 1, every card is read
+every way (as before 2026-12-04)."""
+
 ORT_SPIN = False
 """Whether ONNX Runtime's worker threads busy-wait for work between runs (its default). Off:
 each model file is its own session with its own thread pool, so the referee's five sessions
@@ -569,7 +577,8 @@ class CardRecognizer:
             in the log domain by the temperature of ``<stem>.calib.json`` when present.
         tta: run the rectified-card classifier on each card both ways up (the card and its
             180-degree turn, which the model was trained to read alike) and average the
-            probabilities: twice the (small) cost, fewer errors.
+            probabilities: twice the (small) cost, fewer errors (only for the cards whose first
+            reading is not ``sure``).
         refine: with the oriented-box detector, refit the edges of every whole face-up card
             (:func:`refine_quad`): a median corner error of about 1.6 pixels instead of 4.4 on
             synthetic 1280 x 720 frames (see ``models/MODEL_CARD.md``).
@@ -583,6 +592,9 @@ class CardRecognizer:
         whole_tilt_deg: the steepest view at which a face is taken for a whole card
             (:func:`whole_card`; :data:`WHOLE_TILT_DEG` for photos, :data:`TABLE_VIEW_TILT_DEG`
             for a webcam's view of a table).
+        sure: the top probability at which a card's first reading is kept alone (None:
+            :data:`SURE_READ`, read when the recogniser is made; above 1, every card is read
+            every way).
 
     Raises:
         ModelError: a model file is missing or broken.
@@ -595,8 +607,9 @@ class CardRecognizer:
                  tta: bool = True, refine: bool = True,
                  strips: str | Path | None = STRIP_ONNX if STRIP_ONNX.is_file() else None,
                  covered: str | Path | None = COVERED_ONNX if COVERED_ONNX.is_file() else None,
-                 whole_tilt_deg: float = WHOLE_TILT_DEG) -> None:
+                 whole_tilt_deg: float = WHOLE_TILT_DEG, sure: float | None = None) -> None:
         self.whole_tilt_deg = float(whole_tilt_deg)
+        self.sure = float(SURE_READ if sure is None else sure)
         self.det = _session(Path(detector) if detector is not None else default_detector(), threads)
         self.det_names = _names(self.det)
         self.obb = self.det.get_modelmeta().custom_metadata_map.get("task") == "obb"
@@ -690,12 +703,15 @@ class CardRecognizer:
             out.append(sess.run(None, {sess.get_inputs()[0].name: np.ascontiguousarray(x)})[0])
         return np.concatenate(out).astype(np.float32)
 
-    def _read(self, sess: Any, images: np.ndarray) -> np.ndarray:
+    def _read(self, sess: Any, images: np.ndarray, cascade: bool = True) -> np.ndarray:
         """A classifier's softmax ``(N, C)`` on ``images`` ``(N, S, S, 3) uint8`` BGR; with
-        ``tta`` averaged with its softmax on the images turned by 180 degrees."""
+        ``tta`` averaged with its softmax on the images turned by 180 degrees: for every image
+        when not ``cascade``, else for those whose first reading is under :attr:`sure`."""
         p = self._run_cls(sess, images)
         if self.tta:
-            p = (p + self._run_cls(sess, np.ascontiguousarray(images[:, ::-1, ::-1]))) / 2
+            again = p.max(axis=1) < (self.sure if cascade else np.inf)
+            if again.any():
+                p[again] = (p[again] + self._run_cls(sess, np.ascontiguousarray(images[again][:, ::-1, ::-1]))) / 2
         return p
 
     def rectify(self, frame: np.ndarray, quads: np.ndarray) -> np.ndarray:
@@ -724,13 +740,18 @@ class CardRecognizer:
         """Probabilities of every card for each quad (rectified-card classifier, calibrated by
         its temperature; the covered-card classifier for the quads marked ``covered``).
 
+        Each card is read once at ``quads``; a reading whose top probability is at least
+        :attr:`sure` (:data:`SURE_READ`) stands alone. The others are read again turned by 180
+        degrees (``tta``) and at ``alt_quads``, and the readings averaged.
+
         Args:
             frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2)`` corners in frame pixels (any
                 start corner, clockwise or not: they are put in order first).
             alt_quads: optional second estimate ``(N, 4, 2)`` of the same cards (e.g.
                 ``Detections.raw_quads``, the detector's box before edge refinement): the
-                probabilities of both are averaged (on synthetic frames: 0.927 instead of 0.890
-                with the refined quads alone, 20 frames, seed 4242).
+                probabilities of both are averaged for the cards not read surely at ``quads``
+                (on synthetic frames: 0.927 instead of 0.890 with the refined quads alone, 20
+                frames, seed 4242, every card read both ways).
             covered: optional ``(N,) bool``: the cards partly under a hand (see
                 :func:`under_hand`), read by the covered-card classifier when one is loaded.
 
@@ -743,26 +764,36 @@ class CardRecognizer:
                 ``covered`` of another length than ``quads`` (with a covered-card classifier).
         """
         imgs = self.rectify(frame, quads)
-        if len(imgs) == 0:
+        n = len(imgs)
+        if n == 0:
             return np.zeros((0, len(self.id_names)), np.float32)
         if alt_quads is not None:
-            alt = self.rectify(frame, alt_quads)
-            if len(alt) != len(imgs):
-                raise ValueError(f"alt_quads has {len(alt)} quads, quads {len(imgs)}")
-            imgs = np.concatenate([imgs, alt])
-        cov = np.zeros(len(imgs), bool)
+            alt_quads = _quads_array(alt_quads)
+            if len(alt_quads) != n:
+                raise ValueError(f"alt_quads has {len(alt_quads)} quads, quads {n}")
+        cov = np.zeros(n, bool)
         if covered is not None and self.cov is not None:
-            c = np.asarray(covered, bool).reshape(-1)
-            if len(c) != len(quads):
-                raise ValueError(f"covered has {len(c)} flags, quads {len(quads)}")
-            cov = np.concatenate([c, c]) if alt_quads is not None else c
-        p = np.zeros((len(imgs), len(self.id_names)), np.float32)
+            cov = np.asarray(covered, bool).reshape(-1)
+            if len(cov) != n:
+                raise ValueError(f"covered has {len(cov)} flags, quads {n}")
+        p = np.zeros((n, len(self.id_names)), np.float32)
         for sess, temp, rows in ((self.idf, self.id_temperature, ~cov), (self.cov, self.cov_temperature, cov)):
-            if rows.any():
-                p[rows] = _tempered(self._read(sess, imgs[rows]), temp)
-        if alt_quads is not None:
-            n = len(p) // 2
-            p = (p[:n] + p[n:]) / 2
+            idx = np.nonzero(rows)[0]
+            if not len(idx):
+                continue
+            first = self._run_cls(sess, imgs[idx])
+            sure = first.max(axis=1) >= self.sure
+            p[idx[sure]] = _tempered(first[sure], temp)
+            again = idx[~sure]
+            if not len(again):
+                continue
+            own = first[~sure]
+            if self.tta:
+                own = (own + self._run_cls(sess, np.ascontiguousarray(imgs[again][:, ::-1, ::-1]))) / 2
+            own = _tempered(own, temp)
+            if alt_quads is not None:
+                own = (own + _tempered(self._read(sess, self.rectify(frame, alt_quads[again]), cascade=False), temp)) / 2
+            p[again] = own
         return p.astype(np.float32)
 
     def identify_quads(self, frame: np.ndarray, quads: np.ndarray,
@@ -793,7 +824,8 @@ class CardRecognizer:
     def identify_strips(self, frame: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Name the partly covered face-up cards whose visible parts are the oriented boxes
         ``quads`` (strip classifier, :func:`nertz.datasets.export.rectify_strip` with
-        :data:`STRIP_PAD`; each strip is read both ways up when ``tta``, probabilities averaged).
+        :data:`STRIP_PAD`; when ``tta``, a strip whose first reading is not :attr:`sure` is read
+        again turned by 180 degrees, probabilities averaged).
 
         Args:
             frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2)`` corners in frame pixels,
