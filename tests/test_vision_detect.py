@@ -10,7 +10,7 @@ import pytest
 
 from nertz.vision.backs import BackMatcher, back_lab
 from nertz.vision.detect import (CLASSIFIER_ONNX, DETECTOR_ONNX, CardRecognizer, Detections, ImageError,
-                                 decode_yolo, letterbox, load_image)
+                                 box_points, decode_obb, decode_yolo, letterbox, load_image)
 
 TABLE = {"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"},
                      {"name": "green", "back": "#1e8a3a"}]}
@@ -96,6 +96,29 @@ def test_letterbox_and_decode_map_boxes_back_to_the_image():
     d = Detections.from_boxes(boxes, score, cls)
     assert d.quads.shape == (1, 4, 2)
     np.testing.assert_allclose(d.quads[0], [[180, 70], [220, 70], [220, 130], [180, 130]])
+
+
+def test_rotated_boxes_decode_to_ordered_quads_as_opencv_draws_them():
+    from nertz.datasets.export import order_quad, order_quads
+
+    rng = np.random.default_rng(0)
+    xywh = np.column_stack([rng.uniform(0, 640, 50), rng.uniform(0, 384, 50), rng.uniform(5, 80, 50),
+                            rng.uniform(5, 80, 50)])
+    angle = rng.uniform(-np.pi, np.pi, 50)
+    pts = box_points(xywh, angle)
+    for k in range(50):
+        want = cv2.boxPoints(((xywh[k, 0], xywh[k, 1]), (xywh[k, 2], xywh[k, 3]), float(np.degrees(angle[k]))))
+        np.testing.assert_allclose(pts[k], want, atol=1e-3)
+        np.testing.assert_allclose(order_quads(pts)[k], order_quad(pts[k]))
+    # an oriented-box head's output: two overlapping boxes (the weaker suppressed) and another
+    out = np.zeros((1, 4 + 3 + 1, 3), np.float32)
+    out[0, :, 0] = [100, 50, 40, 20, 0.9, 0, 0, 0.3]
+    out[0, :, 1] = [101, 50, 40, 20, 0.6, 0, 0, 0.3]
+    out[0, :, 2] = [300, 200, 30, 30, 0, 0.8, 0, 0.0]
+    quads, score, cls = decode_obb(out, 0.5, conf=0.25, iou=0.5)
+    assert list(cls) == [0, 1] and score[0] == pytest.approx(0.9)
+    np.testing.assert_allclose(quads[0], order_quad(box_points(out[0, :4, 0], out[0, 7, 0])[0] / 0.5), atol=1e-3)
+    np.testing.assert_allclose(quads[1], [[570, 370], [630, 370], [630, 430], [570, 430]], atol=1e-3)
 
 
 # --- the shipped models ------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quad, rectify_card, rectify_strip
+from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quad, order_quads, rectify_card, rectify_strip
 from nertz.referee.errors import NertzError
 from nertz.referee.table import Table
 
@@ -57,7 +57,7 @@ from .boxes import under_hand
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "save_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "quad_aspect", "WHOLE_TILT_DEG", "TABLE_VIEW_TILT_DEG", "MODELS",
            "DETECTOR_ONNX", "OBB_ONNX", "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX",
-           "default_detector", "refine_quad", "under_hand"]
+           "default_detector", "refine_quad", "under_hand", "box_points", "SURE_READ"]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_ONNX = MODELS / "cards_det.onnx"
@@ -380,10 +380,28 @@ def decode_obb(out: np.ndarray, scale: float, conf: float = 0.25, iou: float = 0
              for (x, y, w, h), a, o in zip(p[:, :4], deg, off)]
     idx = np.asarray(cv2.dnn.NMSBoxesRotated(rects, score.tolist(), conf, iou), np.int64).reshape(-1)
     idx = idx[np.argsort(-score[idx])][:max_det]
-    quads = np.stack([order_quad(cv2.boxPoints(((float(p[i, 0]), float(p[i, 1])),
-                                                (float(p[i, 2]), float(p[i, 3])), float(deg[i]))) / scale)
-                      for i in idx]).astype(np.float32) if len(idx) else np.zeros((0, 4, 2), np.float32)
+    quads = order_quads(box_points(p[idx, :4], p[idx, 4 + n_cls]) / scale)
     return quads, score[idx].astype(np.float32), cls[idx].astype(np.int64)
+
+
+def box_points(xywh: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """The corners of rotated rectangles, as ``cv2.boxPoints`` gives them one at a time.
+
+    Args:
+        xywh: ``(N, 4)`` centre x, y, width, height (pixels). angle: ``(N,)`` radians
+            (``cv2.minAreaRect``'s convention, in radians).
+
+    Returns:
+        ``(N, 4, 2) float64`` pixels, in ``cv2.boxPoints``' order.
+    """
+    xywh = np.asarray(xywh, np.float64).reshape(-1, 4)
+    a = np.asarray(angle, np.float64).reshape(-1)
+    cx, cy, w, h = xywh.T
+    b, s = np.cos(a) * 0.5, np.sin(a) * 0.5
+    p0 = np.stack([cx - s * h - b * w, cy + b * h - s * w], axis=1)
+    p1 = np.stack([cx + s * h - b * w, cy - b * h - s * w], axis=1)
+    c = np.stack([cx, cy], axis=1)
+    return np.stack([p0, p1, 2 * c - p0, 2 * c - p1], axis=1)
 
 
 def _line_through(pts: np.ndarray) -> np.ndarray | None:
