@@ -388,8 +388,8 @@ def box_points(xywh: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """The corners of rotated rectangles, as ``cv2.boxPoints`` gives them one at a time.
 
     Args:
-        xywh: ``(N, 4)`` centre x, y, width, height (pixels). angle: ``(N,)`` radians
-            (``cv2.minAreaRect``'s convention, in radians).
+        xywh: ``(N, 4)`` centre x, y, width, height (pixels). angle: ``(N,)`` the rotation
+            in radians (``cv2.minAreaRect``'s convention, which gives it in degrees).
 
     Returns:
         ``(N, 4, 2) float64`` pixels, in ``cv2.boxPoints``' order.
