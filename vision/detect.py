@@ -722,15 +722,19 @@ class CardRecognizer:
         return np.concatenate(out).astype(np.float32)
 
     def _read(self, sess: Any, images: np.ndarray, cascade: bool = True) -> np.ndarray:
-        """A classifier's softmax ``(N, C)`` on ``images`` ``(N, S, S, 3) uint8`` BGR; with
-        ``tta`` averaged with its softmax on the images turned by 180 degrees: for every image
-        when not ``cascade``, else for those whose first reading is under :attr:`sure`."""
+        """A classifier's softmax ``(N, C)`` on ``images`` (:meth:`_read_unsure`'s first part)."""
+        return self._read_unsure(sess, images, cascade)[0]
+
+    def _read_unsure(self, sess: Any, images: np.ndarray, cascade: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """A classifier's softmax ``(N, C)`` on ``images`` ``(N, S, S, 3) uint8`` BGR, and
+        ``(N,) bool``: the images whose first reading is under :attr:`sure` (every image when
+        not ``cascade``). With ``tta`` those are averaged with their reading turned by 180
+        degrees."""
         p = self._run_cls(sess, images)
-        if self.tta:
-            again = p.max(axis=1) < (self.sure if cascade else np.inf)
-            if again.any():
-                p[again] = (p[again] + self._run_cls(sess, np.ascontiguousarray(images[again][:, ::-1, ::-1]))) / 2
-        return p
+        again = p.max(axis=1) < (self.sure if cascade else np.inf)
+        if self.tta and again.any():
+            p[again] = (p[again] + self._run_cls(sess, np.ascontiguousarray(images[again][:, ::-1, ::-1]))) / 2
+        return p, again
 
     def rectify(self, frame: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The cards of ``quads`` warped upright to the rectified-card classifier's input
@@ -799,19 +803,12 @@ class CardRecognizer:
             idx = np.nonzero(rows)[0]
             if not len(idx):
                 continue
-            first = self._run_cls(sess, imgs[idx])
-            sure = first.max(axis=1) >= self.sure
-            p[idx[sure]] = _tempered(first[sure], temp)
-            again = idx[~sure]
-            if not len(again):
-                continue
-            own = first[~sure]
-            if self.tta:
-                own = (own + self._run_cls(sess, np.ascontiguousarray(imgs[again][:, ::-1, ::-1]))) / 2
-            own = _tempered(own, temp)
-            if alt_quads is not None:
-                own = (own + _tempered(self._read(sess, self.rectify(frame, alt_quads[again]), cascade=False), temp)) / 2
-            p[again] = own
+            own, unsure = self._read_unsure(sess, imgs[idx])
+            p[idx] = _tempered(own, temp)
+            again = idx[unsure]
+            if alt_quads is not None and len(again):
+                alt = self._read(sess, self.rectify(frame, alt_quads[again]), cascade=False)
+                p[again] = (p[again] + _tempered(alt, temp)) / 2
         return p.astype(np.float32)
 
     def identify_quads(self, frame: np.ndarray, quads: np.ndarray,
