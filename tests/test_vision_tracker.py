@@ -488,6 +488,38 @@ def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
         assert befores == [6]
 
 
+
+@pytest.mark.parametrize("grace, first_seen", [(0, 15), (2, 9)])
+def test_a_new_pile_whose_card_an_arm_hides_for_a_look_keeps_its_first_sighting(grace, first_seen):
+    # the ace lands and shows at frame 9; a sleeve (no hand box: the box covers the hand only)
+    # hides it at frame 12, where the place then looks bare; it shows again from frame 15.
+    # With the grace the pending new pile outlives the hidden look, so the walk back for the
+    # arrival starts from the bare table of frame 6, not from the sleeve's frame 12
+    seen: list[tuple[int, int]] = []
+
+    def arrival(cand: PlayCandidate) -> float:
+        seen.append((cand.frame_seen, cand.frame_before))
+        return cand.t_seen
+
+    s = Stream(TrackerSettings(new_grace=grace))
+    s.tracker.arrival = arrival
+    s.repeat(3, RED_AH)                         # frames 0, 3, 6: the place is bare
+    s.look(("AH", card(500, 300)))              # frame 9
+    s.look()                                    # frame 12: hidden under the sleeve
+    s.repeat(3, ("AH", card(500, 300)))         # frames 15, 18, 21
+    assert [(e["card"], e["pile"]) for e in s.events] == [("AH", 1)]
+    assert seen == [(first_seen, 6 if grace else 12)]
+
+
+def test_a_new_piles_pending_card_not_seen_again_within_the_grace_is_forgotten():
+    # a misreading seen once where no pile is does not open a pile when, looks later, a card
+    # is read there again: the grace covers two looks, not the rest of the round
+    s = Stream(TrackerSettings(new_grace=2))
+    s.look(("AS", card(500, 300)))
+    s.repeat(3)
+    s.look(("AS", card(500, 300)))
+    assert s.events == []
+
 def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40) -> tuple[ArrivalTimer, np.ndarray]:
     """Frames 0..n-1 of a pile whose top card lies still, with a hand blob moving over it in
     each ``[start, end]`` frame run of ``runs``."""
@@ -515,6 +547,26 @@ def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, land
     got = timer.second_landing(quad, 5 / 30, 39 / 30)
     assert (got if got is None else round(got * 30)) == landed
 
+
+
+def test_a_second_landing_ignores_the_fingertips_leaving_after_it():
+    # the second hand brings its copy over frames 13-17 and lets go; its fingertips still
+    # brush the pile's edge in frames 20-21 (a few pixels move); the take-back is frames
+    # 27-30. The landing is read after the big run, not after the fingertips
+    timer = ArrivalTimer(scale=0.5, fps=30)
+    quad = card(200, 150, 60, 84)
+    for i in range(40):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        if 13 <= i <= 17 or 27 <= i <= 30:
+            x = 160 + 12 * (i % 4)
+            cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
+        elif 20 <= i <= 21:
+            x = 214 + 6 * (i % 2)                   # a fingertip on the card's right edge
+            cv2.rectangle(img, (x, 150), (x + 14, 170), (120, 160, 200), -1)
+        timer.push(i, i / 30, img)
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 18
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30, strong=0.0) * 30) == 22
 
 @pytest.mark.parametrize("runs, landed", [
     ([(6, 7), (13, 17)], 18),             # first hand leaving, then the second hand's card
@@ -1208,3 +1260,32 @@ def test_a_losers_copy_with_no_landing_of_its_own_in_the_motion_landed_at_the_la
     # is blue's, red's came just before (without the setting: red's, and blue's just after)
     want = {"red": landing - gap, "blue": landing} if at_landing else {"red": landing, "blue": landing + gap}
     assert plays == pytest.approx(want, abs=1e-3)
+
+
+def _two_copies_leave_and_one_lands(settings: TrackerSettings | None = None) -> list:
+    """Blue's AH is carried by a hand from blue's zone to the middle; 0.6 s after it left,
+    red's AH goes from red's zone too (covered there, by a sleeve: no hand box), and one AH
+    lands where blue's hand went. Returns the plays as ``(player, card)``."""
+    s = Stream(settings)
+
+    def look(faces: list, hands: list) -> None:
+        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, 0.99, q) for lbl, q in faces],
+                  np.asarray(hands, np.float32).reshape(-1, 4))
+        s.frame += 3
+        s.events += s.tracker.update(lk)
+
+    blue_ah = ("AH", card(100, 300))
+    for _ in range(3):
+        look([RED_AH, blue_ah], [[100, 260, 200, 340]])     # blue's hand rests in blue's zone
+    for x in (250, 300, 350, 400, 450, 500):
+        look([RED_AH], [[x - 40, 260, x + 40, 340]])        # ... and carries blue's ace away
+    for _ in range(4):
+        look([("AH", card(500, 300))], [])                  # red's ace hidden; an AH lands
+    return [(e["player"], e["card"]) for e in s.events if e["type"] == "play"]
+
+
+def test_of_two_copies_that_left_the_one_from_the_zone_the_hand_came_from_was_played():
+    # red's copy left last, but the hand that laid the AH down came from blue's zone
+    assert _two_copies_leave_and_one_lands() == [("blue", "AH")]
+    # without the rule the copy that left last is the one played
+    assert _two_copies_leave_and_one_lands(TrackerSettings(track_picks_fresh=0.0)) == [("red", "AH")]

@@ -176,7 +176,8 @@ class ArrivalTimer:
         return float(self.frames[earliest][1])
 
     def second_landing(self, quad: np.ndarray, t_first: float, until: float,
-                       threshold: int = 18, moving: float = 0.03, taken_back: bool = True) -> float | None:
+                       threshold: int = 18, moving: float = 0.03, taken_back: bool = True,
+                       strong: float = 0.15) -> float | None:
         """When a second copy of a card landed on a pile whose copy landed at ``t_first``
         (seconds), from the motion over the pile's ``(4, 2)`` quad (pixels) up to ``until``
         seconds: None when the buffer no longer holds those frames or nothing moved there.
@@ -192,6 +193,12 @@ class ArrivalTimer:
         from the state before it: motion, not the state, is read. None also when fewer than two
         runs are seen.
 
+        A run counts only when, in one of its frames, more than ``strong`` of the quad's
+        pixels changed: the fingertips of the hand that let go, still brushing the pile's edge
+        a few frames after, move a few per cent of them, and were read as the letting go
+        (0: every run counts; 12 tuning rounds, perfect eyes: two losers' landings 4 and 5
+        frames late now right, nothing else changed).
+
         With ``taken_back=False``, ``until`` comes before the take-back (another card was laid
         on the pile first, at ``until`` or just after, and the loser's copy was pulled out from
         under it later): the landing is then the last moving frame of the last run that ended
@@ -203,13 +210,14 @@ class ArrivalTimer:
         mask = self._mask(quad, eroded=False)
         if not mask.any():
             return None
-        moves = [float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[i - 1][2][mask]) > threshold)) > moving
-                 for i in idx]
+        shares = [float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[i - 1][2][mask]) > threshold))
+                  for i in idx]
+        moves = [x > moving for x in shares]
         runs: list[tuple[int, int]] = []  # [start, end) positions in idx of runs of motion
         k = 0
         for moving_run, group in groupby(moves):
             n = len(list(group))
-            if moving_run:
+            if moving_run and max(shares[k:k + n]) > strong:
                 runs.append((k, k + n))
             k += n
         if runs and runs[-1][1] == len(moves):

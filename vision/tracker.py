@@ -317,6 +317,23 @@ class TrackerSettings:
             all right: models 903 -> 914 (11 plays of 6 collisions were 2 to 4 frames late),
             perfect eyes 950 -> 956, nothing else changed; 6 held-out rounds (9232-9237): no
             such collision, no change.
+        new_grace: looks in which a new pile's unconfirmed card may go unseen (hidden by an
+            arm or a sleeve, which the hand box does not cover) and still be the same pending
+            card when it shows again; 0: it must show in every look. Without it the card's
+            first sighting and its "before" look were taken again after the arm had gone, and
+            the look under the arm (no card, no hand box) passed for the bare table, so the
+            arrival came out as the frame after the arm. 12 tuning rounds (9201-9212, 621
+            plays), plays all right with this, ``second_landing``'s ``strong`` and
+            ``track_picks_fresh`` together: perfect eyes 599 -> 606, models 582 -> 585; this
+            one alone: one ace 5 frames late now right (both ways).
+        track_picks_fresh: when at least two zones lost this card in the last
+            ``stale_vanish`` seconds and the hand track (confidence 0.8 or more) names one
+            whose copy left at most this many seconds before the landing, that zone is the
+            owner, not the one that lost its copy last; 0: off. Two players laying the same
+            card on two piles at once were given each other's copy (two aces at the start of
+            a round). Same 12 rounds: perfect eyes +4 plays, models +1 (4 owners right, 3
+            wrong where two hands crossed and the tracks swapped; at 0.5 s, models +1 and
+            perfect eyes +2).
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
@@ -429,6 +446,8 @@ class TrackerSettings:
     second_until_back: bool = True
     loser_second: bool = True
     second_unseen_at_landing: bool = True
+    new_grace: int = 2
+    track_picks_fresh: float = 1.0
 
 
 @dataclass
@@ -453,6 +472,7 @@ class _Pending:
     count: int = 1
     probs: list[float] = field(default_factory=list)
     before_frame: int = -1
+    unseen: int = 0
 
 
 @dataclass
@@ -723,6 +743,7 @@ class PileTracker:
                 continue
             for i, pend in enumerate(self._new):
                 if i not in used and pend.label == s.label and self._same_pose(s.quad, pend.quad):
+                    pend.unseen = 0
                     pend.count += 1
                     pend.probs.append(s.prob)
                     pend.quad = s.quad
@@ -736,6 +757,10 @@ class PileTracker:
                     break
             else:
                 kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_clear(s)))
+        for i, pend in enumerate(self._new):
+            if i not in used and pend.unseen < st.new_grace:
+                pend.unseen += 1
+                kept.append(pend)
         self._new = kept
         return out
 
@@ -1545,6 +1570,10 @@ class RoundTracker:
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
+        if st.track_picks_fresh > 0 and len(fresh) >= 2 and ev.track is not None and ev.track[1] >= 0.8:
+            # two copies left zones just before: the one whose zone the hand that laid this
+            # card down came from (the other is in flight to another pile, or was covered)
+            pick = next((f for f in fresh if f[0] == ev.track[0] and t - f[1] <= st.track_picks_fresh), pick)
         name, last_seen, seen = pick
         prob = self.zone_cards.cards[name][label].prob
         weak = prob < st.weak_read or (seen < st.zone_confirm and prob < st.sure_once)
