@@ -1267,20 +1267,10 @@ def _two_copies_leave_and_one_lands(settings: TrackerSettings | None = None) -> 
     red's AH goes from red's zone too (covered there, by a sleeve: no hand box), and one AH
     lands where blue's hand went. Returns the plays as ``(player, card)``."""
     s = Stream(settings)
-
-    def look(faces: list, hands: list) -> None:
-        lk = Look(s.frame, s.frame / 30, [Sighting(lbl, 0.99, q) for lbl, q in faces],
-                  np.asarray(hands, np.float32).reshape(-1, 4))
-        s.frame += 3
-        s.events += s.tracker.update(lk)
-
-    blue_ah = ("AH", card(100, 300))
-    for _ in range(3):
-        look([RED_AH, blue_ah], [[100, 260, 200, 340]])     # blue's hand rests in blue's zone
+    s.repeat(3, RED_AH, ("AH", card(100, 300)), hands=[[100, 260, 200, 340]])  # blue's hand rests in blue's zone
     for x in (250, 300, 350, 400, 450, 500):
-        look([RED_AH], [[x - 40, 260, x + 40, 340]])        # ... and carries blue's ace away
-    for _ in range(4):
-        look([("AH", card(500, 300))], [])                  # red's ace hidden; an AH lands
+        s.look(RED_AH, hands=[[x - 40, 260, x + 40, 340]])                    # ... and carries blue's ace away
+    s.repeat(4, ("AH", card(500, 300)))                     # red's ace hidden; an AH lands
     return [(e["player"], e["card"]) for e in s.events if e["type"] == "play"]
 
 
