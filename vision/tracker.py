@@ -325,15 +325,19 @@ class TrackerSettings:
             arrival came out as the frame after the arm. 12 tuning rounds (9201-9212, 621
             plays), plays all right with this, ``second_landing``'s ``strong`` and
             ``track_picks_fresh`` together: perfect eyes 599 -> 606, models 582 -> 585; this
-            one alone: one ace 5 frames late now right (both ways).
+            one alone: one ace 5 frames late now right (both ways). Measured once after on 6
+            new rounds (9238-9243, 277 plays), the three together: perfect eyes 264 -> 267,
+            models 255 -> 257, but points off with the models 10 -> 14 (two owners made
+            wrong, see ``docs/MEASUREMENTS.md``).
         track_picks_fresh: when at least two zones lost this card in the last
             ``stale_vanish`` seconds and the hand track (confidence 0.8 or more) names one
             whose copy left at most this many seconds before the landing, that zone is the
             owner, not the one that lost its copy last; 0: off. Two players laying the same
             card on two piles at once were given each other's copy (two aces at the start of
-            a round). Same 12 rounds: perfect eyes +4 plays, models +1 (4 owners right, 3
-            wrong where two hands crossed and the tracks swapped; at 0.5 s, models +1 and
-            perfect eyes +2).
+            a round). Same 12 rounds: perfect eyes +4 plays, models +1 (as many made right
+            as made wrong but one: where two hands crossed, their tracks were swapped; at
+            0.5 s, models +1 and perfect eyes +2). The 6 new rounds: perfect eyes +2, models
+            +1, points off with the models 12 -> 14.
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
