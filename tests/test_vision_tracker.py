@@ -488,7 +488,6 @@ def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
         assert befores == [6]
 
 
-
 @pytest.mark.parametrize("grace, first_seen", [(0, 15), (2, 9)])
 def test_a_new_pile_whose_card_an_arm_hides_for_a_look_keeps_its_first_sighting(grace, first_seen):
     # the ace lands and shows at frame 9; a sleeve (no hand box: the box covers the hand only)
@@ -520,9 +519,12 @@ def test_a_new_piles_pending_card_not_seen_again_within_the_grace_is_forgotten()
     s.look(("AS", card(500, 300)))
     assert s.events == []
 
-def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40) -> tuple[ArrivalTimer, np.ndarray]:
+
+def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40,
+                       tips: tuple[tuple[int, int], ...] = ()) -> tuple[ArrivalTimer, np.ndarray]:
     """Frames 0..n-1 of a pile whose top card lies still, with a hand blob moving over it in
-    each ``[start, end]`` frame run of ``runs``."""
+    each ``[start, end]`` frame run of ``runs``, and a fingertip (a few per cent of the card)
+    moving on its right edge in each run of ``tips``."""
     timer = ArrivalTimer(scale=0.5, fps=30)
     quad = card(200, 150, 60, 84)
     for i in range(n):
@@ -531,6 +533,9 @@ def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40) -> tuple[Arriva
         if any(a <= i <= b for a, b in runs):
             x = 160 + 12 * (i % 4)                   # a hand, somewhere else in each frame
             cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
+        elif any(a <= i <= b for a, b in tips):
+            x = 214 + 6 * (i % 2)
+            cv2.rectangle(img, (x, 150), (x + 14, 170), (120, 160, 200), -1)
         timer.push(i, i / 30, img)
     return timer, quad
 
@@ -548,25 +553,14 @@ def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, land
     assert (got if got is None else round(got * 30)) == landed
 
 
-
 def test_a_second_landing_ignores_the_fingertips_leaving_after_it():
     # the second hand brings its copy over frames 13-17 and lets go; its fingertips still
     # brush the pile's edge in frames 20-21 (a few pixels move); the take-back is frames
     # 27-30. The landing is read after the big run, not after the fingertips
-    timer = ArrivalTimer(scale=0.5, fps=30)
-    quad = card(200, 150, 60, 84)
-    for i in range(40):
-        img = np.full((360, 480, 3), 90, np.uint8)
-        cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
-        if 13 <= i <= 17 or 27 <= i <= 30:
-            x = 160 + 12 * (i % 4)
-            cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
-        elif 20 <= i <= 21:
-            x = 214 + 6 * (i % 2)                   # a fingertip on the card's right edge
-            cv2.rectangle(img, (x, 150), (x + 14, 170), (120, 160, 200), -1)
-        timer.push(i, i / 30, img)
+    timer, quad = _timer_with_motion([(13, 17), (27, 30)], tips=((20, 21),))
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 18
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30, strong=0.0) * 30) == 22
+
 
 @pytest.mark.parametrize("runs, landed", [
     ([(6, 7), (13, 17)], 18),             # first hand leaving, then the second hand's card
