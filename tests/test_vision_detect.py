@@ -168,6 +168,44 @@ def test_training_without_the_train_extra_says_how_to_install(monkeypatch, tmp_p
         train_detector(tmp_path / "data.yaml", epochs=1)
 
 
+def test_data_loads_in_worker_processes_on_a_gpu_only():
+    from nertz.vision.train import _loader_workers
+
+    assert _loader_workers("cpu") == 0 and _loader_workers("CPU") == 0
+    assert 1 <= _loader_workers("0") <= 8
+
+
+def test_train_detector_command_passes_hours_and_device_and_can_skip_the_export(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    import nertz.vision.train as train
+    from nertz.cli import app
+
+    calls: dict = {}
+
+    def fake_train(data, **kw):
+        calls.update(kw, data=data)
+        return tmp_path / "best.pt"
+
+    def fake_export(*a, **kw):
+        calls["exported"] = True
+        return tmp_path / "cards_obb.onnx"
+
+    monkeypatch.setattr(train, "train_detector", fake_train)
+    monkeypatch.setattr(train, "export_onnx", fake_export)
+    data = tmp_path / "data.yaml"
+    data.write_text("names: {0: face}\n")
+    r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--hours", "0.1",
+                                 "--device", "0", "--no-export"])
+    assert r.exit_code == 0, r.output
+    assert calls["time"] == 0.1 and calls["device"] == "0" and "exported" not in calls
+    assert "not exported" in r.output
+    calls.clear()
+    r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--epochs", "2"])
+    assert r.exit_code == 0, r.output
+    assert "time" not in calls and calls["epochs"] == 2 and calls["exported"]
+
+
 def test_several_classify_sets_merge_as_links_without_collisions(tmp_path):
     from nertz.vision.train import TrainError, merge_classify_sets
 

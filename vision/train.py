@@ -21,7 +21,7 @@ onnx, onnxslim); inference (:mod:`nertz.vision.detect`) does not.
 Offline by construction: ``YOLO_OFFLINE=1``, a project-local ``YOLO_CONFIG_DIR`` with a
 bundled TrueType font (ultralytics otherwise downloads Arial.ttf), models built from
 ``*.yaml`` (a ``*.pt`` name that is not a local file would be downloaded), ``amp=False``
-(the AMP check downloads weights), ``plots=False``, ``workers=0``, ``fliplr=0`` (a mirrored
+(the AMP check downloads weights), ``plots=False``, ``workers=0`` on the CPU, ``fliplr=0`` (a mirrored
 card is not a card).
 """
 
@@ -96,6 +96,13 @@ def _run_dir(name: str, project: Path) -> Path:
     return project / name
 
 
+def _loader_workers(device: str) -> int:
+    """Data-loading processes for ultralytics: 0 on the CPU (its trainer forces 0 there anyway:
+    the cores are busy with the network), else up to 8 of this machine's cores, so that a GPU
+    is not left waiting on one process's augmentation (mosaic, HSV, perspective)."""
+    return 0 if str(device).lower() == "cpu" else min(8, os.cpu_count() or 1)
+
+
 def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0, resume: bool = False,
                    batch: int = 16, model: str = "yolo11n.yaml", project: Path = RUNS / "detect",
                    name: str = DETECTOR_NAME, device: str = "cpu", init: Path | None = None,
@@ -109,7 +116,8 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
         resume: continue ``project/name/weights/last.pt`` (same settings as it was started).
         model: architecture yaml (no download), e.g. ``yolo11n-obb.yaml`` for the oriented-box
             detector (data of ``kind="obb"``), or weights to fine-tune.
-        device: ``"cpu"`` or a CUDA index such as ``"0"``.
+        device: ``"cpu"`` or a CUDA index such as ``"0"`` (then the data loads in up to 8
+            processes, :func:`_loader_workers`; ``workers=`` in ``overrides`` overrides it).
         init: weights whose matching layers are loaded into ``model`` before training
             (``YOLO(model).load(init)``: e.g. the axis-aligned detector's backbone and head
             into the oriented-box detector, which then converges in a few epochs).
@@ -131,7 +139,7 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
         raise TrainError(f"detection data file {data} not found: write one with "
                          "`nertz synth dataset --kind detect`")
     args = dict(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, seed=seed, batch=batch,
-                device=device, workers=0, plots=False, amp=False, fliplr=0.0, flipud=0.0,
+                device=device, workers=_loader_workers(device), plots=False, amp=False, fliplr=0.0, flipud=0.0,
                 mosaic=1.0, close_mosaic=max(1, epochs // 10), scale=0.5, degrees=0.0,
                 project=str(Path(project).resolve()), name=name, exist_ok=True, deterministic=True,
                 patience=1000, cache=False, verbose=False)
@@ -220,7 +228,7 @@ def train_classifier(data: Path, epochs: int = 15, imgsz: int = 96, seed: int = 
         raise TrainError(f"classification folder {data} has no train/ folder: write one with "
                          "`nertz synth dataset --kind classify`")
     args = dict(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, seed=seed, batch=batch,
-                device=device, workers=0, plots=False, amp=False, fliplr=0.0, flipud=0.0,
+                device=device, workers=_loader_workers(device), plots=False, amp=False, fliplr=0.0, flipud=0.0,
                 erasing=0.0, scale=0.25, project=str(Path(project).resolve()), name=name, exist_ok=True,
                 deterministic=True, patience=1000, verbose=False,
                 # ultralytics' "auto" optimizer picks AdamW at lr 0.002 * 5 / (4 + 53) = 0.00018

@@ -38,6 +38,10 @@ def detector(
     seed: Annotated[int, typer.Option(help="seed of the data and of training")] = 20261130,
     workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs: "
+                                                   "ultralytics' time=, which sets the number of epochs "
+                                                   "from the first epoch's duration (machine-dependent; "
+                                                   "the run's args.yaml records the epochs it chose)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/detect/<name>)")] = False,
     roll_p: Annotated[float, typer.Option(help="share of rendered frames turned by a random angle")] = 0.0,
     clutter_crops: Annotated[float, typer.Option(help="share of the crops placed on table clutter or away "
@@ -54,6 +58,11 @@ def detector(
                                                      "cards_obb with --obb)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
                                                       "models/cards_det, models/cards_obb with --obb)")] = None,
+    export: Annotated[bool, typer.Option(help="export the best weights to ONNX at --out (--no-export: "
+                                               "leave them in the run folder, e.g. on a GPU machine "
+                                               "without onnxslim, and export them with "
+                                               "nertz.vision.train.export_onnx where ultralytics and "
+                                               "onnxslim are installed)")] = True,
 ) -> None:
     """Train the card detector (YOLO11n: face, back, hand) and export it to ONNX."""
     try:
@@ -77,9 +86,14 @@ def detector(
             extra["init"] = init
         if lr0 is not None:
             extra.update(optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2)
+        if hours is not None:
+            extra["time"] = hours
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
                               batch=batch, device=device, name=name, **extra)
-        typer.echo(f"exported {export_onnx(best, out, 640)}")
+        if export:
+            typer.echo(f"exported {export_onnx(best, out, 640)}")
+        else:
+            typer.echo(f"trained {best} (not exported)")
     except (NertzError, ValueError) as e:
         _fail(e)
 
