@@ -204,6 +204,13 @@ def test_train_detector_command_passes_hours_and_device_and_can_skip_the_export(
     r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--epochs", "2"])
     assert r.exit_code == 0, r.output
     assert "time" not in calls and calls["epochs"] == 2 and calls["exported"]
+    calls.clear()
+    init = tmp_path / "init.pt"
+    init.write_bytes(b"weights")
+    r = CliRunner().invoke(app, ["train", "audit", "--data", str(data), "--init", str(init), "--hours", "0.05",
+                                 "--device", "0", "--no-export"])
+    assert r.exit_code == 0, r.output
+    assert calls["time"] == 0.05 and calls["model"] == str(init) and "exported" not in calls
 
 
 def test_several_classify_sets_merge_as_links_without_collisions(tmp_path):

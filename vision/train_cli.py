@@ -196,11 +196,15 @@ def audit_strips(
                                            "all under 10000) and training seed")] = 1000,
     workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs "
+                                                   "(as in `nertz train detector --hours`)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/audit_train/<name>)")] = False,
     lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.001,
     init: Annotated[Path, typer.Option(help="weights to fine-tune (same classes: face, back, hand)")] = Path("models/cards_obb.pt"),
     name: Annotated[str, typer.Option(help="run name under runs/audit_train/")] = "audit_strips",
     out: Annotated[Path, typer.Option(help="where to ship the weights (stem)")] = Path("models/audit_strips"),
+    export: Annotated[bool, typer.Option(help="export the best weights to ONNX at --out (as in `nertz train "
+                                               "detector --no-export`)")] = True,
 ) -> None:
     """Train the audit's strip detector (YOLO11n-obb fine-tuned from the card detector on audit
     scenes: the visible part of every spread card) and export it to ONNX."""
@@ -216,7 +220,10 @@ def audit_strips(
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
                               optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2, scale=0.25,
-                              mosaic=0.5)
-        typer.echo(f"exported {export_onnx(best, out, 640)}")
+                              mosaic=0.5, **({"time": hours} if hours is not None else {}))
+        if export:
+            typer.echo(f"exported {export_onnx(best, out, 640)}")
+        else:
+            typer.echo(f"trained {best} (not exported)")
     except (NertzError, ValueError) as e:
         _fail(e)
