@@ -204,9 +204,15 @@ def test_train_detector_command_passes_hours_and_device_and_can_skip_the_export(
     r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--epochs", "2"])
     assert r.exit_code == 0, r.output
     assert "time" not in calls and calls["epochs"] == 2 and calls["exported"]
-    calls.clear()
+    assert calls["model"] == "yolo11n-obb.yaml" and str(calls["init"]) == "models/cards_det.pt"
     init = tmp_path / "init.pt"
     init.write_bytes(b"weights")
+    # fine-tuning given weights: the axis-aligned detector is not loaded over them
+    calls.clear()
+    r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--weights", str(init)])
+    assert r.exit_code == 0, r.output
+    assert calls["model"] == str(init) and "init" not in calls
+    calls.clear()
     r = CliRunner().invoke(app, ["train", "audit", "--data", str(data), "--init", str(init), "--hours", "0.05",
                                  "--device", "0", "--no-export"])
     assert r.exit_code == 0, r.output

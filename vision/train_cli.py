@@ -40,8 +40,8 @@ def detector(
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs: "
                                                    "ultralytics' time=, which sets the number of epochs "
-                                                   "from the first epoch's duration (machine-dependent; "
-                                                   "the run's args.yaml records the epochs it chose)")] = None,
+                                                   "from the epochs' duration (machine-dependent; the "
+                                                   "run's results.csv lists the epochs it ran)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/detect/<name>)")] = False,
     roll_p: Annotated[float, typer.Option(help="share of rendered frames turned by a random angle")] = 0.0,
     clutter_crops: Annotated[float, typer.Option(help="share of the crops placed on table clutter or away "
@@ -53,7 +53,8 @@ def detector(
     obb: Annotated[bool, typer.Option("--obb", help="the oriented-box detector (YOLO11n-obb, data kind "
                                                      "'obb'), its layers initialised from --init")] = False,
     init: Annotated[Optional[Path], typer.Option(help="with --obb: weights whose matching layers start "
-                                                       "the model")] = Path("models/cards_det.pt"),
+                                                       "the model (default: models/cards_det.pt, unless "
+                                                       "--weights is given)")] = None,
     name: Annotated[Optional[str], typer.Option(help="run name under runs/detect/ (default cards_det, "
                                                      "cards_obb with --obb)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
@@ -83,7 +84,13 @@ def detector(
             extra["model"] = str(weights)
         if obb:
             extra.setdefault("model", "yolo11n-obb.yaml")
-            extra["init"] = init
+            # --weights alone fine-tunes those weights; the axis-aligned detector's layers would
+            # overwrite them. --init alone builds yolo11n-obb.yaml's 80-class head, so its class
+            # layers start from random: give both (the same file) to carry every tensor over.
+            if init is None and weights is None:
+                init = Path("models/cards_det.pt")
+            if init is not None:
+                extra["init"] = init
         if lr0 is not None:
             extra.update(optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2)
         if hours is not None:
