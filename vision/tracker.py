@@ -536,6 +536,13 @@ def _with_prior(s: Sighting, expected: Sequence[str], ratio: float) -> Sighting:
 
 
 _ACES = ("AS", "AH", "AD", "AC")
+_SURE_TRACK = 0.8
+"""A hand track at least this sure names the zone the hand that laid a card down came from."""
+
+
+def _sure_track(track: tuple[str, float] | None) -> bool:
+    """Whether ``track`` (``(player, confidence)`` or None) is sure (:data:`_SURE_TRACK`)."""
+    return track is not None and track[1] >= _SURE_TRACK
 
 
 def _without_joker(s: Sighting) -> Sighting | None:
@@ -1561,7 +1568,7 @@ class RoundTracker:
         a, b = sure[1], sure[0]
         for name, _, _ in (a, b):
             self.zone_cards.use(name, ev.cand.label)
-        sure_track = ev.track is not None and ev.track[1] >= 0.8
+        sure_track = _sure_track(ev.track)
         self._contest_track = ev.track if sure_track else None  # read by _report() for the held pair
         return "contested", [(a[0], 0.8 * ev.prob, 0.0), (b[0], 0.8 * ev.prob, 0.0)]
 
@@ -1574,7 +1581,7 @@ class RoundTracker:
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
-        if st.track_picks_fresh > 0 and len(fresh) >= 2 and ev.track is not None and ev.track[1] >= 0.8:
+        if st.track_picks_fresh > 0 and len(fresh) >= 2 and _sure_track(ev.track):
             # two copies left zones just before: the one whose zone the hand that laid this
             # card down came from (the other is in flight to another pile, or was covered)
             pick = next((f for f in fresh if f[0] == ev.track[0] and t - f[1] <= st.track_picks_fresh), pick)
@@ -1669,7 +1676,7 @@ class RoundTracker:
     def _track_elsewhere(track: tuple[str, float] | None, name: str, doubtful: bool) -> bool:
         """Whether a sure hand track (confidence >= 0.8) names another player than ``name``,
         whose zone copy is ``doubtful`` (gone or hidden long before, or read weakly)."""
-        return doubtful and track is not None and track[1] >= 0.8 and track[0] != name
+        return doubtful and _sure_track(track) and track[0] != name
 
     def _how(self, cand: PlayCandidate, t: float, how: str,
              attributed: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:

@@ -28,6 +28,17 @@ def _fail(e: Exception) -> None:
     raise typer.Exit(2)
 
 
+def _export_or_say(best: Path, out: Path, export: bool) -> None:
+    """Export the trained ``best`` weights to ONNX at ``out`` (input 640, dynamic), or say
+    where they were left (``--no-export``)."""
+    if export:
+        from .train import export_onnx
+
+        typer.echo(f"exported {export_onnx(best, out, 640)}")
+    else:
+        typer.echo(f"trained {best} (not exported)")
+
+
 @app.command("detector")
 def detector(
     data: Annotated[Optional[Path], typer.Option(help="data.yaml of a detect set; default: render one")] = None,
@@ -69,7 +80,7 @@ def detector(
     try:
         from nertz.datasets.export import write_dataset
 
-        from .train import RUNS, export_onnx, train_detector
+        from .train import RUNS, train_detector
 
         name = name or ("cards_obb" if obb else "cards_det")
         out = out or Path("models/cards_obb" if obb else "models/cards_det")
@@ -97,10 +108,7 @@ def detector(
             extra["time"] = hours
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
                               batch=batch, device=device, name=name, **extra)
-        if export:
-            typer.echo(f"exported {export_onnx(best, out, 640)}")
-        else:
-            typer.echo(f"trained {best} (not exported)")
+        _export_or_say(best, out, export)
     except (NertzError, ValueError) as e:
         _fail(e)
 
@@ -218,7 +226,7 @@ def audit_strips(
     try:
         from nertz.datasets.audit_export import write_audit_dataset
 
-        from .train import RUNS, export_onnx, train_detector
+        from .train import RUNS, train_detector
 
         if data is None and not resume:
             data = write_audit_dataset(images, seed, RUNS / "audit_data" / f"s{seed}", workers=workers, imgsz=imgsz)
@@ -228,9 +236,6 @@ def audit_strips(
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
                               optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2, scale=0.25,
                               mosaic=0.5, **({"time": hours} if hours is not None else {}))
-        if export:
-            typer.echo(f"exported {export_onnx(best, out, 640)}")
-        else:
-            typer.echo(f"trained {best} (not exported)")
+        _export_or_say(best, out, export)
     except (NertzError, ValueError) as e:
         _fail(e)
