@@ -1273,3 +1273,51 @@ def test_of_two_copies_that_left_the_one_from_the_zone_the_hand_came_from_was_pl
     assert _two_copies_leave_and_one_lands() == [("blue", "AH")]
     # without the rule the copy that left last is the one played
     assert _two_copies_leave_and_one_lands(TrackerSettings(track_picks_fresh=0.0)) == [("red", "AH")]
+
+
+def _copy_under_the_carrying_arm(settings: TrackerSettings) -> list[tuple[str, float]]:
+    """Red's AH leaves red's zone in the open while blue's arm, reaching from blue's zone to
+    the middle, hides blue's AH (never seen gone); an AH lands under that arm's hand and
+    stays. Returns the ``(player, t)`` of the plays."""
+    s = Stream(settings)
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    for x in (250, 380, 500):
+        s.look(hands=[[60, 260, x + 40, 340]])                 # red's gone; blue's under the arm
+    s.repeat(20, ("AH", card(500, 300)), hands=[[60, 260, 140, 340]])
+    return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_copy_hidden_under_the_arm_that_laid_the_card_down_makes_a_contested_pair():
+    # the hand track names blue, whose copy a hand hides since just before; red's left in the
+    # open: both copies went (a tie unless one comes back)
+    plays = _copy_under_the_carrying_arm(TrackerSettings())
+    assert sorted(p for p, _ in plays) == ["blue", "red"] and plays[0][1] == plays[1][1]
+    assert [p for p, _ in _copy_under_the_carrying_arm(TrackerSettings(hidden_contest=False))] == ["red"]
+
+
+def _uncarried_copy_back(settings: TrackerSettings, second_seen: bool) -> list[tuple[str, str, str]]:
+    """Red's AH is seen carried in red's zone and lands on a new pile while a hand hides blue's
+    AH; the hand lifts, blue's copy is gone (never seen moving) and back in blue's zone 0.3 s
+    later. ``second_seen``: the motion over the pile shows a second landing 0.2 s after the
+    first (the arrival timer's ``second_landing``, stubbed). Returns ``(type, player, card)``
+    of the events."""
+    s = Stream(settings)
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.2 if second_seen else None
+    blue_ah, blue_hand = ("AH", card(100, 300)), [[60, 260, 140, 340]]
+    s.repeat(3, RED_AH, blue_ah)
+    s.look(("AH", card(500, 570)), blue_ah)                    # red's ace lifted and carried
+    s.repeat(2, hands=blue_hand)                               # gone; blue's hidden
+    s.repeat(3, ("AH", card(500, 300)), hands=blue_hand)       # an ace lands
+    s.repeat(2, ("AH", card(500, 300)))                        # the hand lifts: blue's is gone
+    s.repeat(3, ("AH", card(500, 300)), blue_ah)               # and back
+    return [(e["type"], e["player"], e["card"]) for e in s.events]
+
+
+def test_an_uncarried_copy_back_in_its_zone_was_a_collision_loser_when_a_second_landing_shows():
+    # never seen moving while red's was seen carried: covered where it lay, unless the motion
+    # over the pile shows a second landing (r9203's blue 4D, 2026-12-04)
+    loser = [("play", "red", "AH"), ("play", "blue", "AH"), ("take_back", "blue", "AH")]
+    assert _uncarried_copy_back(TrackerSettings(), second_seen=True) == loser
+    assert _uncarried_copy_back(TrackerSettings(), second_seen=False) == [("play", "red", "AH")]
+    assert _uncarried_copy_back(TrackerSettings(covered_unless_second=False), second_seen=True) == [("play", "red", "AH")]

@@ -404,6 +404,20 @@ class TrackerSettings:
             landing) loses to a sure hand track from another zone however recently it was
             seen (False: only when seen more than ``stale_vanish`` seconds before). The hand
             over a layout is often its owner's, busy with other cards.
+        hidden_contest: a card whose zone copy left just before the landing (within
+            ``contest_window``), laid down by a sure hand track from another zone whose own
+            copy a hand has hidden since just as recently (seen there in ``zone_confirm``
+            looks), was played by both: a contested pair, held as :meth:`RoundTracker._by_contest`
+            holds one (then a tie unless a copy comes back; the track is not used to drop
+            one, since it named only the hidden one). 18 rendered rounds with the models
+            (2026-12-04, session 43): one such pair, a tie in r9207, both owners right (one
+            play short before); all right 846 -> 847 of 898, no other play changed.
+        covered_unless_second: a copy back in its zone that was never seen moving while
+            the credited copy was seen carried (``carried``) was covered where it lay, not
+            played, unless the motion over the pile shows a second landing after the first
+            (``second_landing``: then it is a collision's loser, played and taken back). 18
+            rendered rounds with the models (2026-12-04, session 43): r9203's blue 4D found,
+            collisions right 49 -> 50 of 57, no other play changed.
     """
 
     confirm: int = 2
@@ -452,6 +466,8 @@ class TrackerSettings:
     second_unseen_at_landing: bool = True
     new_grace: int = 2
     track_picks_fresh: float = 1.0
+    covered_unless_second: bool = True
+    hidden_contest: bool = True
 
 
 @dataclass
@@ -1465,7 +1481,8 @@ class RoundTracker:
                     continue  # a credited copy seen again in its zone was never carried off
                 if hidden and not self._hand_from(name, ev, look.frame):
                     continue  # no hand of theirs went over the pile while their copy was hidden
-                if self._covered_only(name, label, moved, owners):
+                if self._covered_only(name, label, moved, owners) and not (
+                        st.covered_unless_second and self._second_arrival(ev["pile"], label, ev["t"], until) is not None):
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
@@ -1575,7 +1592,9 @@ class RoundTracker:
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
         """The zone that lost it last (others lost theirs earlier: moved, or covered); a copy
         that left just before the landing before one that left long before, and a card seen in
-        several looks before one seen once (perhaps a misreading)."""
+        several looks before one seen once (perhaps a misreading). With ``hidden_contest``, a
+        copy that left just before, when the hand that laid the card down came from a zone
+        whose copy a hand hides since as recently, makes a contested pair with that one."""
         st, label, t = self.settings, ev.cand.label, ev.t
         fresh = [f for f in ev.found if t - f[1] <= st.stale_vanish]
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
@@ -1606,6 +1625,17 @@ class RoundTracker:
                     return "hand_track", [(ev.track[0], 0.6 * ev.prob, 0.0)]
                 self.zone_cards.use(hidden[0][0], label)
                 return "unseen", [(hidden[0][0], 0.6 * ev.prob, 0.0)]
+        if st.hidden_contest and _sure_track(ev.track) and ev.track[0] != name and t - last_seen <= st.contest_window:
+            other = next((h for h in self.zone_cards.unseen_since(label, t, st.contest_window)
+                          if h[0] == ev.track[0] and h[0] not in ev.busy and h[2] >= st.zone_confirm), None)
+            if other is not None:
+                # the hand that laid it down came from a zone whose copy a hand hides since
+                # just before: both copies went (a contested pair, as _by_contest)
+                pair = sorted([(name, last_seen), other[:2]], key=lambda f: f[1])
+                for who, _ in pair:
+                    self.zone_cards.use(who, label)
+                self._contest_track = None  # the track named one; the other's copy left too
+                return "contested_hidden", [(who, 0.8 * ev.prob, 0.0) for who, _ in pair]
         self.zone_cards.use(name, label)
         return "vanished", [(name, (0.97 if len(ev.found) == 1 else 0.9) * ev.prob, 0.0)]
 
