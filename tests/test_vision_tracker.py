@@ -118,10 +118,11 @@ def test_the_same_card_leaving_two_zones_at_once_is_a_contested_play(hold_both):
     assert all(p["confidence"] < 0.9 for p in plays)   # both go to review
 
 
-@pytest.mark.parametrize("blue_prob, players", [(0.99, ["blue", "red"]), (0.4, ["red"])])
-def test_a_weakly_read_copy_leaving_with_another_makes_no_contest(blue_prob, players):
-    # blue's "AH" read at 0.4 is more often another card misread: red's ace alone was played
-    s = Stream()
+@pytest.mark.parametrize("blue_prob, contest_prob, players", [
+    (0.99, 0.7, ["blue", "red"]), (0.4, 0.7, ["red"]), (0.6, 0.7, ["red"]), (0.6, 0.5, ["blue", "red"])])
+def test_a_weakly_read_copy_leaving_with_another_makes_no_contest(blue_prob, contest_prob, players):
+    # blue's "AH" read at 0.4 or 0.6 is more often another card misread: red's ace alone was played
+    s = Stream(TrackerSettings(contest_prob=contest_prob))
 
     def look(*faces: tuple[str, float, np.ndarray]) -> None:
         s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces]))

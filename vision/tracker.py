@@ -418,6 +418,12 @@ class TrackerSettings:
             (``second_landing``: then it is a collision's loser, played and taken back). 18
             rendered rounds with the models (2026-12-04, session 43): r9203's blue 4D found,
             collisions right 49 -> 50 of 57, no other play changed.
+        contest_prob: two copies that left their zones together make a contested pair only
+            when both were read with at least this probability; else only the one read better
+            was played (:meth:`RoundTracker._by_contest`). 18 rendered rounds with the models
+            (2026-12-04, session 43): 0.5 (``weak_read``, before) -> 0.7: extra plays 7 -> 4
+            of 898, all right level (847), one collision fewer predicted that was none;
+            points off 27 -> 28 (two extra plays had made up for missed ones).
     """
 
     confirm: int = 2
@@ -468,6 +474,7 @@ class TrackerSettings:
     track_picks_fresh: float = 1.0
     covered_unless_second: bool = True
     hidden_contest: bool = True
+    contest_prob: float = 0.7
 
 
 @dataclass
@@ -1570,15 +1577,16 @@ class RoundTracker:
         """The same card left two zones at about the same time and the pile showed it only
         once it was down: which copy came first cannot be seen at this look rate, so both are
         reported at the same time (the referee's tie rule decides; both go to review). When
-        one of the two copies was read under ``weak_read``, only the other is reported."""
+        one of the two copies was read under ``contest_prob``, only the other is reported."""
         sure = ev.sure
         if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
             return None
         probs = [self.zone_cards.cards[name][ev.cand.label].prob for name, _, _ in sure[:2]]
-        if min(probs) < self.settings.weak_read:
+        if min(probs) < self.settings.contest_prob:
             # one copy was read weakly (a misreading of another card, often): no contest, the
             # copy read surely left (20 tuning rounds with the models: extra plays 10 -> 8,
-            # all right 877 -> 878 of 982; 12 clean rounds: extra 9 -> 6, all right level)
+            # all right 877 -> 878 of 982; 12 clean rounds: extra 9 -> 6, all right level;
+            # that was at 0.5, ``weak_read``: ``contest_prob`` has its own figures)
             name = sure[0][0] if probs[0] >= probs[1] else sure[1][0]
             self.zone_cards.use(name, ev.cand.label)
             return "vanished", [(name, 0.8 * ev.prob, 0.0)]
