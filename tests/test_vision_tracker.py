@@ -105,7 +105,7 @@ def test_the_card_under_the_top_coming_back_is_a_take_back_by_the_top_cards_owne
 @pytest.mark.parametrize("hold_both", [True, False])
 def test_the_same_card_leaving_two_zones_at_once_is_a_contested_play(hold_both):
     s = Stream(TrackerSettings(hold_both=hold_both))
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.repeat(2)                                    # both aces in the air at once
     s.repeat(3, ("AH", card(500, 300)))
     first = [e for e in s.events if e["type"] == "play"]
@@ -128,7 +128,7 @@ def test_a_weakly_read_copy_leaving_with_another_makes_no_contest(blue_prob, con
         s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces]))
         s.frame += 3
 
-    for _ in range(3):
+    for _ in range(2):
         look(("AH", 0.99, card(500, 600)), ("AH", blue_prob, card(100, 300)))
     for _ in range(2):
         look()                                     # both leave at once
@@ -137,22 +137,10 @@ def test_a_weakly_read_copy_leaving_with_another_makes_no_contest(blue_prob, con
     assert sorted(e["player"] for e in s.events if e["type"] == "play") == players
 
 
-@pytest.mark.parametrize("contest_seen, players", [(3, ["red"]), (2, ["blue", "red"])])
-def test_a_copy_seen_in_two_looks_only_makes_no_contest(contest_seen, players):
-    # blue's "AH" showed for 0.2 s: a glimpse, often of another card, is no contest (r9247's
-    # 2H, 2026-12-04); red's ace, seen for 0.5 s, alone was played
-    s = Stream(TrackerSettings(contest_seen=contest_seen))
-    s.repeat(3, RED_AH)
-    s.repeat(2, RED_AH, ("AH", card(100, 300)))
-    s.repeat(2)                                    # both leave at once
-    s.repeat(20, ("AH", card(500, 300)))
-    assert sorted(e["player"] for e in s.events if e["type"] == "play") == players
-
-
 def test_a_contested_copy_taken_back_makes_its_player_the_second():
     for back in ("red", "blue"):
         s = Stream()
-        s.repeat(3, RED_AH, ("AH", card(100, 300)))
+        s.repeat(2, RED_AH, ("AH", card(100, 300)))
         s.repeat(2)
         s.repeat(6, ("AH", card(500, 300)))
         zone = RED_AH if back == "red" else ("AH", card(100, 300))
@@ -684,7 +672,7 @@ def test_a_contested_losers_play_is_timed_by_its_own_landing():
 def test_a_held_copy_seen_back_soon_after_the_landing_was_only_hidden(hidden_looks):
     s = Stream(TrackerSettings(return_after=0.4))
     blue_ah = ("AH", card(100, 300))
-    s.repeat(3, RED_AH, blue_ah)
+    s.repeat(2, RED_AH, blue_ah)
     s.look(blue_ah)                                 # red's ace is in the air
     s.repeat(2)                                     # blue's is hidden where it lies (an arm)
     s.repeat(3, ("AH", card(500, 300)))             # red's lands (at 0.6 s)
@@ -763,7 +751,7 @@ def test_without_a_hand_track_a_contested_pair_is_a_tie_or_the_copy_that_left_la
 
 def test_a_contested_pair_still_held_when_the_source_ends_is_reported_by_flush():
     s = Stream()
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.repeat(2)
     s.repeat(3, ("AH", card(500, 300)))            # the source ends within the hold
     assert not [e for e in s.events if e["type"] == "play"]
@@ -1096,7 +1084,7 @@ def test_a_held_copy_seen_back_once_before_the_hold_ends_settles_the_pair(settle
     s = Stream(TrackerSettings(settle_seen_once=settle_seen_once))
     pile = ("AH", card(500, 300))
     over_red = [[460, 560, 540, 640]]
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.repeat(2)
     s.repeat(8, pile)                                   # lands at about 0.4 s
     s.look(pile, RED_AH)                                # red's copy back, seen once ...
@@ -1200,7 +1188,7 @@ def test_a_glimpse_of_a_card_coming_back_does_not_move_the_time_it_left(keep, go
 def test_a_contested_copy_credited_first_that_comes_back_landed_second(loser_second):
     s = Stream(TrackerSettings(loser_second=loser_second))
     s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.4
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.look(("AH", card(100, 300)))                 # red's copy leaves a look before blue's:
     s.repeat(2)                                    # red is credited first, blue held second
     s.repeat(6, ("AH", card(500, 300)))
@@ -1217,7 +1205,7 @@ def test_a_contested_copy_credited_first_that_comes_back_landed_second(loser_sec
 def test_a_contested_copy_credited_first_with_no_second_landing_seen_landed_at_the_landing():
     s = Stream()
     s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: None
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.look(("AH", card(100, 300)))
     s.repeat(2)
     s.repeat(6, ("AH", card(500, 300)))
@@ -1239,7 +1227,7 @@ def test_a_losers_landing_is_read_from_the_motion_up_to_its_return(until_back):
         return t_first + 0.3
 
     s.tracker.second_landing = landing
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.repeat(2)
     s.repeat(6, ("AH", card(500, 300)))
     back = s.frame / 30                            # the first look that shows blue's copy back
@@ -1255,7 +1243,7 @@ def test_a_losers_landing_is_read_from_the_motion_up_to_its_return(until_back):
 def test_a_losers_copy_with_no_landing_of_its_own_in_the_motion_landed_at_the_landing(at_landing):
     s = Stream(TrackerSettings(second_unseen_at_landing=at_landing))
     s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: None
-    s.repeat(3, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
     s.look(("AH", card(100, 300)))                 # red's copy leaves first, blue's just after
     s.repeat(2)
     landing = s.frame / 30                         # the first look that shows the ace on the pile

@@ -424,11 +424,6 @@ class TrackerSettings:
             (2026-12-04, session 43): 0.5 (``weak_read``, before) -> 0.7: extra plays 7 -> 4
             of 898, all right level (847), one collision fewer predicted that was none;
             points off 27 -> 28 (two extra plays had made up for missed ones).
-        contest_seen: ... and only when both were seen in their zones in at least this many
-            looks (a copy shown for two looks is often another card glimpsed). 18 rendered
-            rounds and 6 new ones (9244-9249, whose r9247 showed the case), models
-            (2026-12-04, session 43): 2 -> 3: all right 1147 -> 1148 of 1209, extra plays 9
-            -> 8, points off 34 -> 33.
     """
 
     confirm: int = 2
@@ -480,7 +475,6 @@ class TrackerSettings:
     covered_unless_second: bool = True
     hidden_contest: bool = True
     contest_prob: float = 0.7
-    contest_seen: int = 3
 
 
 @dataclass
@@ -1582,10 +1576,9 @@ class RoundTracker:
     def _by_contest(self, ev: _Evidence) -> _Ruled:
         """The same card left two zones at about the same time and the pile showed it only
         once it was down: which copy came first cannot be seen at this look rate, so both are
-        reported at the same time (the referee's tie rule decides; both go to review). Both
-        copies must have been seen in ``contest_seen`` looks; when one of the two was read
-        under ``contest_prob``, only the other is reported."""
-        sure = [f for f in ev.sure if f[2] >= self.settings.contest_seen]
+        reported at the same time (the referee's tie rule decides; both go to review). When
+        one of the two copies was read under ``contest_prob``, only the other is reported."""
+        sure = ev.sure
         if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
             return None
         probs = [self.zone_cards.cards[name][ev.cand.label].prob for name, _, _ in sure[:2]]
