@@ -423,7 +423,7 @@ class TrackerSettings:
             was played (:meth:`RoundTracker._by_contest`). 18 rendered rounds with the models
             (2026-12-04, session 43): 0.5 (``weak_read``, before) -> 0.7: extra plays 7 -> 4
             of 898, all right level (847), one collision fewer predicted that was none;
-            points off 27 -> 28 (two extra plays had made up for missed ones).
+            points off 26 -> 28 (two extra plays had made up for missed ones).
     """
 
     confirm: int = 2
