@@ -1488,14 +1488,17 @@ class RoundTracker:
                     continue  # a credited copy seen again in its zone was never carried off
                 if hidden and not self._hand_from(name, ev, look.frame):
                     continue  # no hand of theirs went over the pile while their copy was hidden
-                if self._covered_only(name, label, moved, owners) and not (
-                        st.covered_unless_second and self._second_arrival(ev["pile"], label, ev["t"], until) is not None):
+                covered = self._covered_only(name, label, moved, owners)
+                # a covered copy is a collision's loser after all when the motion shows its landing
+                t2 = self._second_arrival(ev["pile"], label, ev["t"], until) if covered and st.covered_unless_second else None
+                if covered and t2 is None:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
                 if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
-                t2 = self._second_arrival(ev["pile"], label, ev["t"], until) if name not in owners else None
+                if not covered:  # (else read above: the same landing)
+                    t2 = self._second_arrival(ev["pile"], label, ev["t"], until) if name not in owners else None
                 t_play = None if name in owners else round(self._after_tie(ev["t"]) if t2 is None else t2, 4)
                 if t_play is not None and st.busy_vanished <= 1.0 and name in self._busy(t_play):
                     continue  # their hand was laying another card down then: their copy was only covered
@@ -1590,12 +1593,17 @@ class RoundTracker:
             name = sure[0][0] if probs[0] >= probs[1] else sure[1][0]
             self.zone_cards.use(name, ev.cand.label)
             return "vanished", [(name, 0.8 * ev.prob, 0.0)]
-        a, b = sure[1], sure[0]
-        for name, _, _ in (a, b):
+        return self._contested(ev, (sure[1][0], sure[0][0]), "contested", ev.track if _sure_track(ev.track) else None)
+
+    def _contested(self, ev: _Evidence, names: tuple[str, str], how: str,
+                   track: tuple[str, float] | None) -> _Ruled:
+        """Both ``names``' copies of the card went (the one that left first first): a contested
+        pair (:meth:`_report` holds it), both copies used; ``track`` is the sure hand track
+        kept with the pair for :meth:`_expired` (None: not to drop either copy)."""
+        for name in names:
             self.zone_cards.use(name, ev.cand.label)
-        sure_track = _sure_track(ev.track)
-        self._contest_track = ev.track if sure_track else None  # read by _report() for the held pair
-        return "contested", [(a[0], 0.8 * ev.prob, 0.0), (b[0], 0.8 * ev.prob, 0.0)]
+        self._contest_track = track  # read by _report() for the held pair
+        return how, [(name, 0.8 * ev.prob, 0.0) for name in names]
 
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
         """The zone that lost it last (others lost theirs earlier: moved, or covered); a copy
@@ -1638,12 +1646,9 @@ class RoundTracker:
                           if h[0] == ev.track[0] and h[0] not in ev.busy and h[2] >= st.zone_confirm), None)
             if other is not None:
                 # the hand that laid it down came from a zone whose copy a hand hides since
-                # just before: both copies went (a contested pair, as _by_contest)
-                pair = sorted([(name, last_seen), other[:2]], key=lambda f: f[1])
-                for who, _ in pair:
-                    self.zone_cards.use(who, label)
-                self._contest_track = None  # the track named one; the other's copy left too
-                return "contested_hidden", [(who, 0.8 * ev.prob, 0.0) for who, _ in pair]
+                # just before: both copies went (no track kept: it named one, the other left too)
+                first, second = sorted([(name, last_seen), other[:2]], key=lambda f: f[1])
+                return self._contested(ev, (first[0], second[0]), "contested_hidden", None)
         self.zone_cards.use(name, label)
         return "vanished", [(name, (0.97 if len(ev.found) == 1 else 0.9) * ev.prob, 0.0)]
 
