@@ -1048,6 +1048,19 @@ def test_a_zone_card_read_now_and_then_as_another_is_no_copy_of_that_other(alias
     assert bool(zones.vanished("QD", 3.2, 4.0)) == qd_vanished
 
 
+@pytest.mark.parametrize("gone_overlap, hand_dx, gone", [(0.1, 37.0, True), (0.05, 37.0, False), (0.1, 0.0, False)])
+def test_a_zone_card_a_hand_box_only_grazes_is_gone_when_not_seen(gone_overlap, hand_dx, gone):
+    zones = ZoneTracker(["red", "blue"], TrackerSettings(gone_overlap=gone_overlap))
+    faces = [Sighting("7C", 0.99, card(500, 600))]   # a 40 x 56 px card: x 480..520
+    for k in range(3):
+        zones.update(Look(3 * k, k / 10, faces, np.zeros((0, 4), np.float32)), {"red": faces})
+    # a hand box whose left edge lies hand_dx px into the card: at 37 px it covers the card's last
+    # 3 px (0.075 of its box: a graze), at 0 px all of it
+    hand = np.array([[480 + hand_dx, 560, 640, 700]], np.float32)
+    zones.update(Look(9, 0.3, [], hand), {})
+    assert bool(zones.vanished("7C", 0.4, 1.0)) == gone
+
+
 def test_of_the_misread_cards_that_left_the_one_whose_runner_up_landed_comes_first():
     zones = ZoneTracker(["red", "blue"])
     red = [Sighting("5C", 0.45, card(500, 600), alts=(("JS", 0.2), ("5S", 0.15)))]
