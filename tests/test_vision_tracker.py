@@ -711,21 +711,26 @@ def _contested_pair_with_a_hand_from_blue(settings: TrackerSettings) -> list:
 
 
 def test_a_held_copy_is_no_play_when_the_hand_came_from_the_zone_reported_first():
-    plays = _contested_pair_with_a_hand_from_blue(TrackerSettings())
+    plays = _contested_pair_with_a_hand_from_blue(TrackerSettings(track_gap=0.0))
     assert [p for p, _ in plays] == ["blue"]            # red's copy moved elsewhere: no play
+    # red's copy left after blue's: with track_gap both reached for the pile, a tie
+    both = _contested_pair_with_a_hand_from_blue(TrackerSettings())
+    assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
     tie = _contested_pair_with_a_hand_from_blue(TrackerSettings(contest_track=False))
     assert sorted(p for p, _ in tie) == ["blue", "red"] and tie[0][1] == tie[1][1]
 
 
-def _phantom_pair(settings: TrackerSettings, hand_from_red: bool = True, looks_after: int = 25) -> list:
-    """Blue's AH is covered where it lies (no hand over it: it "left" blue's zone), then red's
-    leaves red's zone, carried (with ``hand_from_red``) by a hand from red's zone, and an AH
-    lands; blue's copy does not come back before the hold ends. Returns the play events."""
+def _phantom_pair(settings: TrackerSettings, hand_from_red: bool = True, looks_after: int = 25,
+                  looks_apart: int = 3) -> list:
+    """Blue's AH is covered where it lies (no hand over it: it "left" blue's zone), then
+    ``looks_apart`` looks (0.1 s each) later red's leaves red's zone, carried (with
+    ``hand_from_red``) by a hand from red's zone, and an AH lands; blue's copy does not come
+    back before the hold ends. Returns the play events."""
     s = Stream(settings)
     blue_ah = ("AH", card(100, 300))
     rest = [[460, 600, 540, 680]]                            # red's hand resting in red's zone
     s.repeat(3, RED_AH, blue_ah, hands=rest)
-    s.look(RED_AH, hands=rest)                               # blue's ace covered (first to go)
+    s.repeat(looks_apart, RED_AH, hands=rest)                # blue's ace covered (first to go)
     s.look(hands=rest)                                       # red's lifted
     for y in (470, 380, 300):
         s.look(hands=[[460, y - 40, 540, y + 40]] if hand_from_red else [])   # ... carried up
@@ -740,6 +745,18 @@ def test_a_contested_pair_whose_hand_came_from_the_copy_that_left_last_is_that_p
     assert [(p["player"], p["card"]) for p in plays] == [("red", "AH")]
     old = _phantom_pair(TrackerSettings(hold_both=False))  # the first reported at once: a tie
     assert sorted(p["player"] for p in old) == ["blue", "red"]
+
+
+@pytest.mark.parametrize("looks_apart, track_gap, players", [
+    (1, 0.2, ["blue", "red"]),   # the copies left 0.1 s apart: both reached for the pile, a tie
+    (3, 0.2, ["red"]),           # 0.3 s apart: blue's was covered where it lay
+    (1, 0.0, ["red"]),           # without track_gap the hand track always decides
+])
+def test_a_hand_track_decides_a_contested_pair_only_when_the_other_copy_left_well_before(looks_apart, track_gap,
+                                                                                         players):
+    plays = _phantom_pair(TrackerSettings(track_gap=track_gap), looks_apart=looks_apart)
+    assert sorted(p["player"] for p in plays) == players
+    assert len({p["t"] for p in plays}) == 1
 
 
 def test_without_a_hand_track_a_contested_pair_is_a_tie_or_the_copy_that_left_last():

@@ -432,6 +432,18 @@ class TrackerSettings:
             perfect eyes 1180 / 1181 (0.05 / 0.1). The copy of the player who laid the card
             down, grazed by the arm going back, was marked gone too late and the card went to
             a zone that had only misread it.
+        track_gap: a sure hand track decides a contested pair (``contest_track``) only when
+            the other player's copy left its zone at least this many seconds before the
+            track's copy; when both left about together (or the other later), both players
+            reached for the pile and it is a tie, whichever hand the tracks saw (two hands
+            arriving together often make one box). 0 turns it off. The expired pairs with a
+            sure track on 24 rendered rounds (2026-12-04, session 44): the other copy left
+            0.3-0.4 s before the track's in all 4 (models) / 4 (perfect eyes) that were one
+            play, and 0.1 s before to 0.4 s after in all 5 / 4 true ties but one (a collision
+            whose loser's copy left after the landing, now a tie 10 frames early). Plays all
+            right at 0 / 0.1 / 0.2 / 0.3: models 1150 / 1151 / 1153 / 1153 of 1209 (0.3: one
+            extra play more), perfect eyes (0 / 0.2) 1181 / 1185; the bundled sample round 59
+            -> 60 of 64 and its scores exact.
     """
 
     confirm: int = 2
@@ -484,6 +496,7 @@ class TrackerSettings:
     hidden_contest: bool = True
     contest_prob: float = 0.7
     gone_overlap: float = 0.1
+    track_gap: float = 0.2
 
 
 @dataclass
@@ -1609,6 +1622,14 @@ class RoundTracker:
         """Both ``names``' copies of the card went (the one that left first first): a contested
         pair (:meth:`_report` holds it), both copies used; ``track`` is the sure hand track
         kept with the pair for :meth:`_expired` (None: not to drop either copy)."""
+        gap = self.settings.track_gap
+        if track is not None and gap > 0 and track[0] in names:
+            other = names[0] if names[1] == track[0] else names[1]
+            left = {n: self.zone_cards.cards[n][ev.cand.label].last_seen_t for n in names}
+            if left[track[0]] - left[other] < gap:
+                # the other copy left about when the track's did (or after): both players
+                # reached for the pile, a tie the hand tracks saw only one hand of
+                track = None
         for name in names:
             self.zone_cards.use(name, ev.cand.label)
         self._contest_track = track  # read by _report() for the held pair
