@@ -236,6 +236,23 @@ def test_arrival_timer_finds_the_first_frame_with_the_card_on_the_pile():
     assert timer(cand) == pytest.approx(17 / 30)
 
 
+@pytest.mark.parametrize("grow, landed", [(1.1, 17), (1.0, 12)])
+def test_a_card_held_a_little_off_its_place_has_not_arrived_yet(grow, landed):
+    # a 60 x 84 px card hovers 8 px right of its place in frames 12-16 (still in the hand) and
+    # lies there from frame 17; the detector's quad is a little inside the card (94 %): only
+    # with a rim of cloth around it (``grow``) do the hovering frames fall short of "new"
+    timer = ArrivalTimer(scale=0.5, fps=30, grow=grow)
+    quad = card(200, 150, 60, 84)
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 12:
+            at = quad + np.array([8 if i < 17 else 0, 0], np.float32)
+            cv2.fillConvexPoly(img, np.round(at).astype(np.int32), (235, 235, 235))
+        timer.push(i, i / 30, img)
+    cand = PlayCandidate("play", 1, "7H", card(200, 150, 60 * 0.94, 84 * 0.94), 24 / 30, 24, 6, 0.99)
+    assert timer(cand) == pytest.approx(landed / 30)
+
+
 @pytest.mark.parametrize("arm_top, free, landed", [(158, 0.3, 17), (158, None, 23), (125, 0.15, 17), (125, 0.3, 23)])
 def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(arm_top, free, landed):
     # the card lands at frame 17 and a dark arm lies over its lower 40 % (arm_top 158) or 80 %
