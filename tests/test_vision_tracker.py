@@ -163,6 +163,30 @@ def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_th
     assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
 
 
+@pytest.mark.parametrize("flicker, blue_prob, loser", [(3, 0.8, False), (0, 0.8, True), (3, 0.99, True)])
+def test_a_zone_card_read_on_and_off_coming_back_is_no_collision_loser(flicker, blue_prob, loser):
+    # as above, but blue's "AH" (read at blue_prob) had come and gone three times before: a
+    # card read on and off (a misreading, often), unless read surely
+    s = Stream(TrackerSettings(flicker=flicker))
+    red, blue = ("AH", 0.99, card(500, 600)), ("AH", blue_prob, card(100, 300))
+    for _ in range(3):
+        _look(s, [red, blue])
+    for _ in range(3):                               # blue's "AH" read on and off
+        _look(s, [red])
+        _look(s, [red, blue])
+        _look(s, [red, blue])
+    for _ in range(3):
+        _look(s, [blue])                             # red's ace leaves ...
+    for _ in range(3):
+        _look(s, [("AH", 0.99, card(500, 300)), blue])   # ... and lands
+    for _ in range(4):
+        _look(s, [("AH", 0.99, card(500, 300))])     # blue's is gone (under a hand?) ...
+    for _ in range(2):
+        _look(s, [("AH", 0.99, card(500, 300)), blue])   # ... and back
+    got = [(e["type"], e["player"]) for e in s.events]
+    assert got == [("play", "red"), ("play", "blue"), ("take_back", "blue")] if loser else [("play", "red")]
+
+
 @pytest.mark.parametrize("busy_vanished, inferred", [(0.7, False), (2.0, True)])
 def test_a_copy_back_in_the_zone_of_a_player_laying_another_card_down_was_no_collision(busy_vanished, inferred):
     # as above, but blue's AS lands on a new pile 0.1 s after red's AH: the second AH would

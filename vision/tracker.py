@@ -444,6 +444,15 @@ class TrackerSettings:
             right at 0 / 0.1 / 0.2 / 0.3: models 1150 / 1151 / 1153 / 1153 of 1209 (0.3: one
             extra play more), perfect eyes (0 / 0.2) 1181 / 1185; the bundled sample round 59
             -> 60 of 64 and its scores exact.
+        flicker: a card back in its zone that was read under ``sure_once`` and has come back
+            to that zone this many times or more within ``flicker_window`` seconds is a card
+            read on and off (a misreading of another card, often), not a collision's loser
+            taken back from a pile (:meth:`RoundTracker._taken_back`); 0 turns it off. 24
+            rendered rounds (2026-12-04, session 44), models: one extra play and one wrong
+            collision ruling fewer (r9244's 4C, a "4C" in green's zone read at 0.6-0.85 that
+            came and went some fifteen times), nothing else changed (2 and 3 alike; without
+            the ``sure_once`` condition, 3 lost 4 true collision losers).
+        flicker_window: see ``flicker``, seconds.
     """
 
     confirm: int = 2
@@ -497,6 +506,8 @@ class TrackerSettings:
     contest_prob: float = 0.7
     gone_overlap: float = 0.1
     track_gap: float = 0.2
+    flicker: int = 3
+    flicker_window: float = 10.0
 
 
 @dataclass
@@ -859,6 +870,7 @@ class _ZoneCard:
     alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
     moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
     first_seen_t: float = 0.0  # the first look of this stay in the zone
+    backs: tuple[float, ...] = ()  # when it came back to the zone before, seconds (this stay included)
 
     def __post_init__(self) -> None:
         self.first_seen_t = self.last_seen_t
@@ -901,8 +913,9 @@ class ZoneTracker:
                             # the hand bringing it back), then gone again: it left at its
                             # first leaving, not at the glimpse
                             came_back = zc.came_back
+                    backs = (*zc.backs, look.t) if zc is not None and zc.gone_t is not None else ()
                     zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob,
-                                                   alts=s.alts)
+                                                   alts=s.alts, backs=backs)
                 else:
                     if (self.settings.hidden_return and zc.seen >= self.settings.zone_confirm
                             and look.t - zc.last_seen_t >= self.settings.hidden_return):
@@ -1020,6 +1033,12 @@ class ZoneTracker:
             if t - window <= zc.last_seen_t <= t:
                 out.append((name, zc.last_seen_t, zc.seen))
         return sorted(out, key=lambda x: -x[1])
+
+    def backs(self, name: str, label: str, since: float) -> int:
+        """How many times ``label`` came back to ``name``'s zone from ``since`` seconds on (a
+        card read on and off, often a misreading, comes back again and again)."""
+        zc = self.cards.get(name, {}).get(label)
+        return 0 if zc is None else sum(1 for b in zc.backs if b >= since)
 
     def moved(self, name: str, label: str) -> bool:
         """Whether ``label`` in ``name``'s zone was seen moving before it left (carried)."""
@@ -1497,6 +1516,9 @@ class RoundTracker:
                 continue
             if prob < st.return_prob:
                 continue
+            if (st.flicker and prob < st.sure_once
+                    and self.zone_cards.backs(name, label, look.t - st.flicker_window) >= st.flicker):
+                continue  # read on and off in that zone: not a card taken back from a pile
             until = back_t if st.second_until_back else look.t
             for ev in reversed(self._plays):
                 if ev["card"] != label or ev.get("_answered") or not self._still_on_pile(ev, tops):
