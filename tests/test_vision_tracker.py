@@ -27,8 +27,8 @@ card = card_quad
 class Stream:
     """Feeds looks 0.1 s apart (stride 3 at 30 fps) to a RoundTracker and collects events."""
 
-    def __init__(self, settings: TrackerSettings | None = None) -> None:
-        self.tracker = RoundTracker(TABLE, settings)
+    def __init__(self, settings: TrackerSettings | None = None, arrival=None) -> None:
+        self.tracker = RoundTracker(TABLE, settings, arrival=arrival)
         self.frame = 0
         self.events: list[dict] = []
 
@@ -798,6 +798,25 @@ def test_a_hand_track_decides_a_contested_pair_only_when_the_other_copy_left_wel
     plays = _phantom_pair(TrackerSettings(track_gap=track_gap), looks_apart=looks_apart)
     assert sorted(p["player"] for p in plays) == players
     assert len({p["t"] for p in plays}) == 1
+
+
+@pytest.mark.parametrize("landed_earlier, players", [(0.0, ["blue", "red"]), (0.25, ["red"])])
+def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlier, players):
+    # red's AH is carried up by a hand from red's zone while blue's stays in blue's zone; blue's
+    # is last seen in the look that first shows the AH on the pile, then gone. Landed when that
+    # look saw it, both copies may have gone for the pile together (a tie); landed 0.25 s
+    # before (the frames say so), blue's copy was still in its zone at the landing: red's play
+    s = Stream(arrival=lambda c: c.t_seen - landed_earlier)
+    blue_ah, pile_ah = ("AH", card(100, 300)), ("AH", card(500, 300))
+    rest = [[460, 600, 540, 680]]
+    s.repeat(3, RED_AH, blue_ah, hands=rest)
+    s.look(blue_ah, hands=rest)                              # red's lifted
+    for y in (470, 380, 300):
+        s.look(blue_ah, hands=[[460, y - 40, 540, y + 40]])  # ... carried up
+    s.look(pile_ah, blue_ah)
+    s.repeat(25, pile_ah)                                    # blue's gone too
+    plays = [e for e in s.events if e["type"] == "play"]
+    assert sorted(p["player"] for p in plays) == players
 
 
 def test_without_a_hand_track_a_contested_pair_is_a_tie_or_the_copy_that_left_last():

@@ -434,16 +434,19 @@ class TrackerSettings:
             a zone that had only misread it.
         track_gap: a sure hand track decides a contested pair (``contest_track``) only when
             the other player's copy left its zone at least this many seconds before the
-            track's copy; when both left about together (or the other later), both players
-            reached for the pile and it is a tie, whichever hand the tracks saw (two hands
-            arriving together often make one box). 0 turns it off. The expired pairs with a
-            sure track on 24 rendered rounds (2026-12-04, session 44): the other copy left
-            0.3-0.4 s before the track's in all 4 (models) / 4 (perfect eyes) that were one
-            play, and 0.1 s before to 0.4 s after in all 5 / 4 true ties but one (a collision
-            whose loser's copy left after the landing, now a tie 10 frames early). Plays all
-            right at 0 / 0.1 / 0.2 / 0.3: models 1150 / 1151 / 1153 / 1153 of 1209 (0.3: one
-            extra play more), perfect eyes (0 / 0.2) 1181 / 1185; the bundled sample round 59
-            -> 60 of 64 and its scores exact.
+            track's copy; when both left about together (or the other later, but before the
+            landing), both players reached for the pile and it is a tie, whichever hand the
+            tracks saw (two hands arriving together often make one box). A copy still seen in
+            its zone after the landing cannot have tied: the track decides. 0 turns it off.
+            The expired pairs with a sure track on 24 rendered rounds (2026-12-04, session
+            44): the other copy left 0.3-0.4 s before the track's in all 4 (models) / 4
+            (perfect eyes) that were one play, and 0.1 s before to 0.4 s after in all 5 / 4
+            true ties but one, a collision whose loser's copy was seen at the landing (r9205's
+            2H). Plays all right at 0 / 0.1 / 0.2 / 0.3: models 1150 / 1151 / 1153 / 1153 of
+            1209 (0.3: one extra play more), perfect eyes (0 / 0.2) 1181 / 1185; the bundled
+            sample round 59 -> 60 of 64 and its scores exact. The landing condition, later
+            the same session: models 1156 -> 1157 (r9205's 2H no longer a tie 10 frames
+            early), perfect eyes and the sample unchanged.
         flicker: a card back in its zone that was read under ``sure_once`` and has come back
             to that zone this many times or more within ``flicker_window`` seconds is a card
             read on and off (a misreading of another card, often), not a collision's loser
@@ -1648,9 +1651,10 @@ class RoundTracker:
         if track is not None and gap > 0 and track[0] in names:
             other = names[0] if names[1] == track[0] else names[1]
             left = {n: self.zone_cards.cards[n][ev.cand.label].last_seen_t for n in names}
-            if left[track[0]] - left[other] < gap:
-                # the other copy left about when the track's did (or after): both players
-                # reached for the pile, a tie the hand tracks saw only one hand of
+            if left[track[0]] - left[other] < gap and left[other] <= ev.t:
+                # the other copy left about when the track's did (or after, but before the
+                # landing): both players reached for the pile, a tie the hand tracks saw only
+                # one hand of (a copy still in its zone at the landing cannot have tied)
                 track = None
         for name in names:
             self.zone_cards.use(name, ev.cand.label)
