@@ -62,8 +62,10 @@ hand boxes. Three state machines run on these looks:
   not played: no play for it. When ``hold`` passes with neither copy back and the hand that
   laid the card down came surely from one of the two zones (``contest_track``), only that
   player played it (the other copy was covered where it lay, moved within its zone, or
-  misread); with ``contest_later``, without such a hand, only the copy that left its zone
-  last. Pairs still held when the source ends are settled the same way (:meth:`flush`).
+  misread), unless the other copy left its zone about as late (``track_gap``: both players
+  reached for the pile, a tie); with ``contest_later``, without such a hand, only the copy
+  that left its zone last. A copy read weakly that keeps coming back to its zone
+  (``flicker``) is a card read on and off, never a collision's loser. Pairs still held when the source ends are settled the same way (:meth:`flush`).
   A loser may pull their copy out from under the next card laid on the pile: its return
   still counts, and its landing is read before that card's. A loser's copy may never be seen
   leaving its zone (the arm that carries it to the pile and back hides its place
@@ -1646,7 +1648,9 @@ class RoundTracker:
                    track: tuple[str, float] | None) -> _Ruled:
         """Both ``names``' copies of the card went (the one that left first first): a contested
         pair (:meth:`_report` holds it), both copies used; ``track`` is the sure hand track
-        kept with the pair for :meth:`_expired` (None: not to drop either copy)."""
+        kept with the pair for :meth:`_expired` (None: not to drop either copy), and is not
+        kept when the other copy left its zone less than ``track_gap`` seconds before the
+        track's, by the landing."""
         gap = self.settings.track_gap
         if track is not None and gap > 0 and track[0] in names:
             other = names[0] if names[1] == track[0] else names[1]
