@@ -64,8 +64,9 @@ hand boxes. Three state machines run on these looks:
   player played it (the other copy was covered where it lay, moved within its zone, or
   misread), unless the other copy left its zone about as late (``track_gap``: both players
   reached for the pile, a tie); with ``contest_later``, without such a hand, only the copy
-  that left its zone last. A copy read weakly that keeps coming back to its zone
-  (``flicker``) is a card read on and off, never a collision's loser. Pairs still held when the source ends are settled the same way (:meth:`flush`).
+  that left its zone last. Pairs still held when the source ends are settled the same way
+  (:meth:`flush`). A copy read weakly that keeps coming back to its zone (``flicker``) is a
+  card read on and off, never a collision's loser.
   A loser may pull their copy out from under the next card laid on the pile: its return
   still counts, and its landing is read before that card's. A loser's copy may never be seen
   leaving its zone (the arm that carries it to the pile and back hides its place
