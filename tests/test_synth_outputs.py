@@ -100,6 +100,18 @@ def test_nertz_score_reproduces_the_result(tiny_round: Path) -> None:
     assert result == json.loads((tiny_round / "result.json").read_text())
 
 
+def test_referee_eval_reads_a_round_with_plain_labels(tiny_round: Path) -> None:
+    """``nertz synth round`` writes ``labels.jsonl`` unless ``--gzip-labels``: the measuring
+    command reads either (it asked for ``labels.jsonl.gz`` only until 2026-12-04)."""
+    res = subprocess.run([sys.executable, "-m", "nertz.vision.referee_eval", str(tiny_round), "--labels",
+                          "--true-counts", "--json"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    first = json.loads(res.stdout.splitlines()[0])
+    truth = [json.loads(x) for x in (tiny_round / "events.jsonl").read_text().splitlines() if x.strip()]
+    assert first["round"] == str(tiny_round)
+    assert first["plays"] == sum(e.get("type") == "play" for e in truth)
+
+
 def test_same_seed_same_round_and_frames_serial_or_parallel(tiny_round: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
     res = nertz("synth", "round", *TINY, "--seed", "3", "--workers", "1", "--out", str(again))

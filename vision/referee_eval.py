@@ -1,8 +1,9 @@
 """Measure the referee pipeline on rendered rounds against their ground truth.
 
 A rendered round (``nertz synth round``) holds ``clip.mp4``, ``table.json``, ``events.jsonl``
-(the truth), ``labels.jsonl.gz`` and ``result.json``. :func:`compare` matches the pipeline's
-plays with the true ones and reports the figures of issue 5's quality bar:
+(the truth), ``labels.jsonl`` (or ``labels.jsonl.gz``) and ``result.json``. :func:`compare`
+matches the pipeline's plays with the true ones and reports the figures of issue 5's quality
+bar:
 
 * plays found with the right card, pile and owner (pile numbers are each side's own: the
   pipeline's piles are mapped to the true ones by the cards they share), times within two
@@ -190,6 +191,14 @@ class _RecordedLooks:
         return self.looks[index]
 
 
+def _labels_file(folder: Path) -> Path:
+    """The round's per-frame labels: ``labels.jsonl.gz`` (``nertz synth round --gzip-labels``)
+    when present, else ``labels.jsonl`` (the default); a missing file is reported by
+    :func:`read_labels`."""
+    gz = folder / "labels.jsonl.gz"
+    return gz if gz.is_file() else folder / "labels.jsonl"
+
+
 def _cache_file(cache: str | Path, folder: Path, stride: int, strips: bool = False, observer: str = "") -> Path:
     """The cache file of a round's model looks: named by the round's folder, the stride,
     whether strips were named (:class:`~nertz.vision.observe.ModelObserver`) and a hash of the
@@ -236,8 +245,9 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     if not cap.isOpened():
         raise NertzError(f"{d / 'clip.mp4'}: cannot open the video")
     fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    labels = read_labels(_labels_file(d))  # read first: a round without labels fails at once
     if use_labels:
-        observer = LabelObserver(read_labels(d / "labels.jsonl.gz"))
+        observer = LabelObserver(labels)
     else:
         observer = referee_observer(table, strips=bool(settings and settings.zone_strips))
     model_observer = observer if hasattr(observer, "classified") else None
@@ -261,7 +271,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     result_pred = pipe.finish(left)
     how = {(card, pile, player): rule for _, card, pile, player, rule in pipe.tracker.attributions}
     out = compare(table, truth, pipe.events, fps, result_truth, result_pred, how)
-    lat = _latency_after_hand(out.pop("_pairs"), pipe, read_labels(d / "labels.jsonl.gz"), fps)
+    lat = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
     out["speed"] = pipe.stats.summary()
     if lat:
         out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
