@@ -22,7 +22,8 @@ without it the shipped models look at the video. ``--looks-cache DIR`` keeps the
 of each round (keyed by the round, the stride, whether strips are named and the shipped model
 files) and replays them on the next run: a change to the tracker is then measured in a
 fraction of the time, with the same figures as a fresh run (the speed figures then time the
-replay, not the models).
+replay, not the models). With the models each round also reports how often the cards seen
+were named right, look by look, by how much of each card shows (:func:`reading_accuracy`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_event_log, read_table
 from nertz.referee.round import Round
 
-__all__ = ["compare", "evaluate_round", "main"]
+__all__ = ["READING_BANDS", "compare", "evaluate_round", "main", "reading_accuracy"]
 
 
 def _plays(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -191,6 +192,67 @@ class _RecordedLooks:
         return self.looks[index]
 
 
+READING_BANDS = ((0.95, "whole"), (0.5, "0.5-0.95"), (0.0, "under 0.5"))
+"""Bands of a card's visible share (the labels' ``visible``) for :func:`reading_accuracy`."""
+
+
+def reading_accuracy(looks: dict[int, Any], labels: list[dict[str, Any]],
+                     max_dist: float = 12.0, sure: float = 0.9) -> dict[str, dict[str, int]]:
+    """How often the models named the cards they saw right, look by look.
+
+    Every whole-card sighting (:class:`~nertz.vision.tracker.Sighting` with ``whole``) of every
+    look is matched to the most visible face-up card of that frame's labels whose quad centre
+    lies within ``max_dist`` pixels of its own (on a pile the top card, not the cards under it;
+    none: left out), and counted in the band of that card's visible share
+    (:data:`READING_BANDS`). A card lying still is counted once per look, so the
+    figures weigh cards by how long they lie in view; they measure the classifiers as the
+    referee uses them (the covered-card classifier on cards under a hand, the rectified-card
+    classifier on the others), not the plays.
+
+    Args:
+        looks: frame index -> :class:`~nertz.vision.tracker.Look` (the models' looks).
+        labels: the round's per-frame labels (:func:`~nertz.vision.observe.read_labels`),
+            frame ``i`` at index ``i``.
+        max_dist: the largest centre distance of a match, frame pixels.
+        sure: a wrong reading at least this probable is also counted as ``wrong_sure``.
+
+    Returns:
+        band name -> ``{"n", "wrong", "wrong_sure"}`` counts (bands without sightings left out).
+    """
+    out: dict[str, Counter] = {}
+    for lk in looks.values():
+        if lk.frame >= len(labels):
+            continue
+        cards = [c for c in labels[lk.frame].get("cards", []) if c.get("face_up")]
+        if not cards:
+            continue
+        centres = np.array([np.mean(c["quad"], axis=0) for c in cards], np.float32)
+        visible = np.array([float(c.get("visible", 1.0)) for c in cards], np.float32)
+        for s in lk.faces:
+            if not s.whole:
+                continue
+            dist = np.linalg.norm(centres - np.asarray(s.quad, np.float32).mean(axis=0), axis=1)
+            near = np.nonzero(dist <= max_dist)[0]
+            if not len(near):
+                continue
+            j = int(near[np.argmax(visible[near])])  # on a pile: the top card, not those under it
+            vis = float(visible[j])
+            band = next(name for low, name in READING_BANDS if vis >= low)
+            c = out.setdefault(band, Counter())
+            c["n"] += 1
+            if s.label != cards[j].get("identity", cards[j].get("card")):
+                c["wrong"] += 1
+                c["wrong_sure"] += s.prob >= sure
+    return {name: {k: int(out[name][k]) for k in ("n", "wrong", "wrong_sure")}
+            for _, name in READING_BANDS if name in out}
+
+
+def _format_readings(readings: dict[str, Any]) -> str:
+    """One line of :func:`reading_accuracy`'s counts: per band, the share read wrong."""
+    return "; ".join(f"visible {band}: {c['wrong']} of {c['n']} wrong ({c['wrong'] / max(c['n'], 1):.3f}), "
+                     f"{c['wrong_sure']} of them at p >= 0.9" for band, c in readings.items())
+
+
 def _labels_file(folder: Path) -> Path:
     """The round's per-frame labels: ``labels.jsonl.gz`` (``nertz synth round --gzip-labels``)
     when present, else ``labels.jsonl`` (the default); a missing file is reported by
@@ -252,13 +314,15 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         observer = referee_observer(table, strips=bool(settings and settings.zone_strips))
     model_observer = observer if hasattr(observer, "classified") else None
     cache_file = None
-    if looks_cache is not None and not use_labels:
-        cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips),
-                                 getattr(observer, "cache_key", ""))
-        looks = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
+    if not use_labels:
+        looks: dict[int, Any] = {}
+        if looks_cache is not None:
+            cache_file = _cache_file(looks_cache, d, stride, bool(settings and settings.zone_strips),
+                                     getattr(observer, "cache_key", ""))
+            looks = pickle.loads(cache_file.read_bytes()) if cache_file.is_file() else {}
         if looks:
             model_observer = None  # replayed: nothing is classified
-        observer = _RecordedLooks(looks, model_observer)
+        observer = _RecordedLooks(looks, model_observer)  # kept for reading_accuracy
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
     pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings,
                            counts_from_spreads=not nertz_left_from_truth)
@@ -277,6 +341,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
         out["speed"]["latency_after_hand_s_max"] = round(float(np.max(lat)), 3)
         out["speed"]["latency_after_hand_over_0_5s"] = int(sum(x > 0.5 for x in lat))
+    if not use_labels:
+        out["readings"] = reading_accuracy(observer.looks, labels)
     if model_observer is not None:
         out["speed"]["faces_classified"] = model_observer.classified
         out["speed"]["faces_reused"] = model_observer.reused
@@ -311,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --set: {exc}", file=sys.stderr)
         return 2
     tot: Counter = Counter()
+    readings: dict[str, Counter] = {}
     try:
         for r in a.rounds:
             res = evaluate_round(r, a.labels, a.stride, a.true_counts, settings, a.looks_cache)
@@ -324,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"{res.get('scores_exact')} {res.get('scores_pred')} vs {res.get('scores_truth')} | {res['speed']}")
                 if "owner_by_rule" in res:
                     print(f"    owner by rule: {res['owner_by_rule']}")
+                if "readings" in res:
+                    print(f"    readings per look: {_format_readings(res['readings'])}")
                 for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
@@ -331,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
                       "extra", "collisions", "collisions_right"):
                 tot[k] += res[k]
             tot["rounds"] += 1
+            for band, c in res.get("readings", {}).items():
+                readings.setdefault(band, Counter()).update(c)
             tot["scores_exact"] += bool(res.get("scores_exact"))
             tot["score_error"] += res.get("score_error", 0)
             for k in ("nertz_left_counts", "nertz_left_exact", "nertz_left_within_one"):
@@ -346,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
           f"points off {tot['score_error']} (sum over rounds and players of |scored - true|), "
           f"Nertz counts exact {tot['nertz_left_exact']}/{tot['nertz_left_counts']} "
           f"(within one {tot['nertz_left_within_one']})")
+    if readings:
+        print(f"TOTAL readings per look: {_format_readings(readings)}")
     return 0
 
 
