@@ -303,11 +303,11 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     read_event_log(d / "events.jsonl")  # validates, with file and line in any error
     truth = [json.loads(line) for line in (d / "events.jsonl").read_text().splitlines() if line.strip()]
     result_truth = json.loads((d / "result.json").read_text())
+    labels = read_labels(_labels_file(d))  # before the video: a round without labels fails at once
     cap = cv2.VideoCapture(str(d / "clip.mp4"))
     if not cap.isOpened():
         raise NertzError(f"{d / 'clip.mp4'}: cannot open the video")
     fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    labels = read_labels(_labels_file(d))  # read first: a round without labels fails at once
     if use_labels:
         observer = LabelObserver(labels)
     else:
