@@ -282,8 +282,9 @@ def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(ar
     # the card lands at frame 17 and a dark arm lies over its lower 40 % (arm_top 158) or 80 %
     # (125) until frame 23; the looks (every third frame) see the arm's hand box: the pixels
     # under it abstain when the others are at least ``free`` of the card's changed pixels
-    # (free=None: the arrival waits for the arm to go)
-    timer = ArrivalTimer(scale=0.5, fps=30, free=free)
+    # (free=None: the arrival waits for the arm to go; ``gone`` is off, it would take the
+    # frames with the arm as the card's too: see the next test)
+    timer = ArrivalTimer(scale=0.5, fps=30, free=free, gone=None)
     quad = card(200, 150, 60, 84)
     arm = (150, arm_top, 260, 200)  # x0, y0, x1, y1 pixels: the card's lower part and beyond
     for i in range(30):
@@ -298,6 +299,25 @@ def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(ar
             timer.push_hands(i, np.array([arm], np.float32) if 17 <= i < 23 else np.zeros((0, 4), np.float32))
     cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 15, 0.99)
     assert timer(cand) == pytest.approx(landed / 30)
+
+
+@pytest.mark.parametrize("gone, landed", [(0.1, 17), (None, 20)])
+def test_a_card_under_the_hand_that_laid_it_has_arrived(gone, landed):
+    # the card lands at frame 17 with the hand that laid it (grey 130: neither the cloth's 90
+    # nor the card's 235) over its lower 60 % until frame 20; no look saw a hand box there.
+    # Nothing of the card's place looks as before any more and 40 % of it shows the card:
+    # with ``gone`` that is the arrival; without, the arrival waits for the hand to go
+    timer = ArrivalTimer(scale=0.5, fps=30, gone=gone)
+    quad = card(200, 150, 60, 84)
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 17:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        if 17 <= i < 20:
+            cv2.rectangle(img, (165, 142), (235, 195), (130, 130, 130), -1)
+        timer.push(i, i / 30, img)
+    cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 12, 0.99)
+    assert round(timer(cand) * 30) == landed
 
 
 @pytest.mark.parametrize("both, landed", [(True, 17), (False, 22)])
@@ -372,6 +392,17 @@ def test_compare_counts_the_points_a_rounds_scores_are_off():
                                                          "blue": {"score": 1 - 2 * blue, "nertz_left": blue}}}
     r = compare(TABLE, truth, truth, result_truth=counted(4), result_pred=counted(3))
     assert (r["nertz_left_counts"], r["nertz_left_exact"], r["nertz_left_within_one"]) == (1, 0, 1)
+
+
+def test_compare_gives_each_matched_plays_time_error_in_frames():
+    from nertz.vision.referee_eval import _format_timing
+
+    truth = [{"t": 1.0, "type": "play", "player": "red", "card": "AH", "pile": 1},
+             {"t": 2.0, "type": "play", "player": "blue", "card": "2H", "pile": 1}]
+    pred = [dict(truth[0], t=1.0 + 2.5 / 30), dict(truth[1], t=2.0 - 0.5 / 30)]
+    r = compare(TABLE, truth, pred)
+    assert sorted(r["dt_frames"]) == [-0.5, 2.5] and (r["within_two_frames"], r["all_right"]) == (1, 1)
+    assert _format_timing(r["dt_frames"]).startswith("<-3 0, -3..-2 0, -2..-1 0, -1..+0 1, +0..+1 0, +1..+2 0, +2..+3 1, >+3 0")
 
 
 def test_the_referees_observer_names_strips_only_when_asked():

@@ -7,7 +7,8 @@ bar:
 
 * plays found with the right card, pile and owner (pile numbers are each side's own: the
   pipeline's piles are mapped to the true ones by the cards they share), times within two
-  frames, extra plays;
+  frames, extra plays; each matched play's time error in frames, predicted minus true
+  (``dt_frames``; the command line prints how many fall in each frame of :data:`TIMING_BINS`);
 * collisions (the referee's ``collision`` rulings) with the same pile, card, winner and loser;
 * whether the round's scores are exact, and how many points they are off (``score_error``:
   the sum over the players of ``|scored - true|``; a wrong owner costs 2, a missed or extra
@@ -43,7 +44,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_event_log, read_table
 from nertz.referee.round import Round
 
-__all__ = ["READING_BANDS", "compare", "evaluate_round", "main", "reading_accuracy"]
+__all__ = ["READING_BANDS", "TIMING_BINS", "compare", "evaluate_round", "main", "reading_accuracy"]
 
 
 def _plays(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -110,6 +111,7 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         "right_owner": right_owner, "within_two_frames": in_two, "all_right": full,
         "extra": len(pp) - len(matched),
         "dt_median_s": round(float(np.median(dts)), 4) if dts else None,
+        "dt_frames": [round(d * fps, 2) for d in dts],
         "collisions": len(col_t), "collisions_right": col_right, "collisions_predicted": len(col_p),
         "missed": [f"{g['t']:.2f} {g['player']} {g['card']} pile {g['pile']}" for j, g in enumerate(tp) if j not in mj],
         "wrong_owner": [f"{g['t']:.2f} {g['card']} pile {g['pile']}: {g['player']} (said {p['player']})"
@@ -145,6 +147,20 @@ def compare(table: Any, truth: list[dict[str, Any]], pred: list[dict[str, Any]],
         out["nertz_left_exact"] = sum(lp.get(n, 0) == k for n, k in lt.items())
         out["nertz_left_within_one"] = sum(abs(lp.get(n, 0) - k) <= 1 for n, k in lt.items())
     return out
+
+
+TIMING_BINS = (-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0)
+"""Edges, in frames, of the bins in which ``referee_eval`` counts the matched plays' time errors
+(predicted minus true); the bar asks for ``|error| <= 2``."""
+
+
+def _format_timing(dt_frames: list[float]) -> str:
+    """Counts of the signed time errors ``dt_frames`` (frames) in the bins of
+    :data:`TIMING_BINS`, and their median."""
+    edges = (-np.inf, *TIMING_BINS, np.inf)
+    counts = np.histogram(np.asarray(dt_frames, float), bins=edges)[0]
+    names = [f"<{TIMING_BINS[0]:+g}"] + [f"{a:+g}..{b:+g}" for a, b in zip(TIMING_BINS, TIMING_BINS[1:])] + [f">{TIMING_BINS[-1]:+g}"]
+    return ", ".join(f"{n} {c}" for n, c in zip(names, counts)) + f"; median {np.median(dt_frames):+.2f}"
 
 
 def _hand_free_t(labels: list[dict[str, Any]], play: dict[str, Any], fps: float) -> float | None:
@@ -378,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tot: Counter = Counter()
     readings: dict[str, Counter] = {}
+    dt_frames: list[float] = []
     try:
         for r in a.rounds:
             res = evaluate_round(r, a.labels, a.stride, a.true_counts, settings, a.looks_cache)
@@ -400,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                       "extra", "collisions", "collisions_right"):
                 tot[k] += res[k]
             tot["rounds"] += 1
+            dt_frames += res["dt_frames"]
             for band, c in res.get("readings", {}).items():
                 readings.setdefault(band, Counter()).update(c)
             tot["scores_exact"] += bool(res.get("scores_exact"))
@@ -417,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
           f"points off {tot['score_error']} (sum over rounds and players of |scored - true|), "
           f"Nertz counts exact {tot['nertz_left_exact']}/{tot['nertz_left_counts']} "
           f"(within one {tot['nertz_left_within_one']})")
+    if dt_frames:
+        print(f"TOTAL times of the matched plays, frames late (-: early): {_format_timing(dt_frames)}")
     if readings:
         print(f"TOTAL readings per look: {_format_readings(readings)}")
     return 0
