@@ -302,8 +302,8 @@ def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(ar
 
 
 @pytest.mark.parametrize("gone, landed", [(0.1, 17), (None, 20)])
-def test_a_card_under_the_hand_that_laid_it_has_arrived(gone, landed):
-    # the card lands at frame 17 with the hand that laid it (grey 130: neither the cloth's 90
+def test_a_card_under_a_hand_has_arrived(gone, landed):
+    # the card lands at frame 17 with a hand over it (grey 130: neither the cloth's 90
     # nor the card's 235) over its lower 60 % until frame 20; no look saw a hand box there.
     # Nothing of the card's place looks as before any more and 40 % of it shows the card:
     # with ``gone`` that is the arrival; without, the arrival waits for the hand to go

@@ -9,7 +9,7 @@ a pixel that changed between the pile's old state and its new one votes
 the earliest frame of the last run of frames in which at least ``on`` of those pixels vote
 "new" (gaps of up to ``gap`` frames allowed, for the hand that lets go of the card; a frame in
 which the old state has gone from the quad while part of it already shows the new card counts as
-"new" too: the card lies under the hand that laid it). This is
+"new" too: the card lies under a hand). This is
 the "first frame in which the new card is seen on the pile" of ``shared/DESIGN.md``. For a new
 pile the old state is the last look that showed its place bare (no hand, no card over it).
 An arm passing over the card just after it was let go (another player reaching for a pile)
@@ -75,12 +75,13 @@ class ArrivalTimer:
         gone: in a frame below ``on``, the card counts as down when at most this share of the
             changed pixels still looks as before (grey level within 18 of the old state) and
             at least ``seen`` of them already look as after: the old state has gone from the
-            card's place, and what is not the new card yet is neither (the hand that laid it,
-            still over it, which the looks' hand boxes, a look every third frame, miss as it
-            moves). A card released under the hand then arrives in its first frame, not when the
-            hand has left it (r9256's yellow 5D: released at frame 575.7, 24 % of it showing in
-            576, 39 % in 577, 86 % in 578; 9 % of its changed pixels still looked as before in
-            577, so the arrival is 577, no longer 578). 12 tuning rounds 9250-9261 (2026-12-05,
+            card's place, and what is not the new card yet is neither (a hand still over it,
+            which the looks' hand boxes, a look every third frame, miss as it moves). A card
+            released under a hand then arrives in its first frame, not when the hand has left
+            it (r9256's yellow 5D: released at frame 575.7, 24 % of it showing in 576, 39 % in
+            577, 86 % in 578, under red's hand carrying its 5H past to pile 2; 9 % of its
+            changed pixels still looked as before in 577, so the arrival is 577, no longer
+            578). 12 tuning rounds 9250-9261 (2026-12-05,
             session 47; 629 plays), plays all right with perfect eyes None / 0.05 / 0.1 / 0.12
             (with ``seen`` 0.3): 613 / 614 / 616 / 614 (0.1 with ``seen`` 0.2 or 0.4: 614 and
             614; 0.15 worse on five of them); with the models' looks, None / 0.1: 283 / 285 of
