@@ -81,14 +81,16 @@ class ArrivalTimer:
             it (r9256's yellow 5D: released at frame 575.7, 24 % of it showing in 576, 39 % in
             577, 86 % in 578, under red's hand carrying its 5H past to pile 2; 9 % of its
             changed pixels still looked as before in 577, so the arrival is 577, no longer
-            578). 12 tuning rounds 9250-9261 (2026-12-05,
-            session 47; 629 plays), plays all right with perfect eyes None / 0.05 / 0.1 / 0.12
-            (with ``seen`` 0.3): 613 / 614 / 616 / 614 (0.1 with ``seen`` 0.2 or 0.4: 614 and
-            614; 0.15 worse on five of them); with the models' looks, None / 0.1: 283 / 285 of
+            578). 12 tuning rounds 9250-9261 (2026-12-05, session 47; 629 plays), plays all
+            right with perfect eyes None / 0.05 / 0.1 / 0.12 (with ``seen`` 0.3): 613 / 614 /
+            616 / 614 (0.1 with ``seen`` 0.2 or 0.4: 614 and 614; 0.15 worse on five of them);
+            with the models' looks, None / 0.1: 283 / 285 of
             300 on 9256-9261 and 319 / 319 of 329 on 9250-9255 (extra plays 3 -> 4 there: a
             misread second 2C turned into a collision's loser). It moves answers earlier on the
             whole: median time error +0.15 -> +0.03 frames, 16 -> 24 plays 1-2 frames early.
-            None: never.
+            Measured once on six new rounds, 9262-9267 (310 plays): no difference, with the
+            models (293 all right) or perfect eyes (301); they had no play 2-3 frames late to
+            win back. None: never.
         seen: see ``gone``.
     """
 

@@ -159,7 +159,8 @@ def _format_timing(dt_frames: list[float]) -> str:
     :data:`TIMING_BINS`, and their median."""
     edges = (-np.inf, *TIMING_BINS, np.inf)
     counts = np.histogram(np.asarray(dt_frames, float), bins=edges)[0]
-    names = [f"<{TIMING_BINS[0]:+g}"] + [f"{a:+g}..{b:+g}" for a, b in zip(TIMING_BINS, TIMING_BINS[1:])] + [f">{TIMING_BINS[-1]:+g}"]
+    names = ([f"<{TIMING_BINS[0]:+g}"] + [f"{a:+g}..{b:+g}" for a, b in zip(TIMING_BINS, TIMING_BINS[1:])]
+             + [f">{TIMING_BINS[-1]:+g}"])
     return ", ".join(f"{n} {c}" for n, c in zip(names, counts)) + f"; median {np.median(dt_frames):+.2f}"
 
 
