@@ -111,6 +111,7 @@ def round_(
     tilt: Annotated[Optional[float], typer.Option(min=0.0, max=60.0, help="Camera tilt off vertical, degrees. Default: drawn (0..35).")] = None,
     scene_seed: Annotated[Optional[int], typer.Option("--scene-seed", min=0, help="Seed of the table, camera, light and art (default: --seed).")] = None,
     tail: Annotated[float, typer.Option(min=0.0, help="Seconds of the final table kept after the Nertz count.")] = 1.0,
+    withdraw_s: Annotated[float, typer.Option("--withdraw-s", min=0.0, max=2.0, help="Seconds an empty hand takes back to rest after a release (0: at rest at once, as renders before 2026-12-05).")] = 0.3,
     labels: Annotated[bool, typer.Option("--labels/--no-labels", help="Write labels.jsonl (per-frame card quads, hands).")] = True,
     gzip_labels: Annotated[bool, typer.Option("--gzip-labels", help="Write labels.jsonl.gz (gzip) instead of labels.jsonl.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -152,7 +153,7 @@ def round_(
         elif speed is None:
             speed = 1.0
         settings = SimSettings(players=players, partnerships=partnerships, jokers=jokers, illegal_rate=illegal_rate,
-                               nertz_pile=nertz_pile, speed=speed,
+                               nertz_pile=nertz_pile, speed=speed, withdraw_s=withdraw_s,
                                max_duration=float(max_duration) if max_duration is not None else 900.0)
         settings.validate()
         sim = simulate_round_between(settings, seed, lo, hi) if between else simulate_round(settings, seed)

@@ -41,7 +41,7 @@ from .cardsprites import SpriteBank, hex_to_bgr, placeholder_back, placeholder_f
 from .geometry import CARD_H, CARD_THICKNESS, CARD_W, TableGeometry, card_corners, make_geometry
 from .hands import HandShape, HandStyle, hand_shape, make_hand_style
 from .light import Lighting, Sensor, apply_light_and_sensor, make_lighting, make_sensor
-from .state import InFlight, LayoutState, Slot, TableState
+from .state import InFlight, LayoutState, Slot, TableState, Withdrawing
 from .surfaces import SURFACE_KINDS, draw_clutter, make_surface
 
 __all__ = ["Scene", "make_scene", "render_frame", "draw_labels", "contact_sheet", "RESOLUTIONS",
@@ -718,6 +718,34 @@ def _lift_hand(scene: Scene, hand: HandShape) -> HandShape:
 
 
 def _idle_hand(scene: Scene, owner: str, t: float) -> HandShape:
+    palm = _idle_palm(scene, owner, t)
+    shoulder = _seat_shoulder(scene, owner, palm)
+    dirv = palm - shoulder
+    dirv /= np.linalg.norm(dirv) + 1e-9
+    hand = hand_shape(scene.hand_styles[owner], dirv, palm, shoulder, hover=18.0, grip=0.25)
+    return _lift_hand(scene, hand)
+
+
+def _withdrawing_hand(scene: Scene, state: TableState, w: Withdrawing) -> tuple[HandShape, float]:
+    """The empty hand of ``w`` on its way from where it let go (gripping as :func:`_moving`
+    left it) to its rest (:func:`_idle_hand`), and its height above the cloth, mm."""
+    pose, h = _slot_top_pose(scene, state, w.slot, w.card, -1, True)  # the card it let go of
+    xy = pose[:2]
+    to_card = xy - _seat_shoulder(scene, w.owner, xy)
+    to_card /= np.linalg.norm(to_card) + 1e-9
+    start = xy - to_card * (CARD_H * 0.5 + 52.0)
+    e = float(min(max(w.progress, 0.0), 1.0))
+    palm = start + (_idle_palm(scene, w.owner, state.t) - start) * e
+    shoulder = _seat_shoulder(scene, w.owner, palm)
+    dirv = palm - shoulder
+    dirv /= np.linalg.norm(dirv) + 1e-9
+    lift = (h + 12.0) * (1.0 - e) + 18.0 * e
+    hand = hand_shape(scene.hand_styles[w.owner], dirv, palm, shoulder, hover=lift, grip=0.75 - 0.5 * e)
+    return _lift_hand(scene, hand), lift
+
+
+def _idle_palm(scene: Scene, owner: str, t: float) -> np.ndarray:
+    """Where ``owner``'s resting hand's palm is at time ``t``: table millimetres ``(2,)``."""
     g = scene.geometry
     seat = g.seat(owner)
     jit = g._jit(f"idle/{owner}")
@@ -727,12 +755,7 @@ def _idle_hand(scene: Scene, owner: str, t: float) -> HandShape:
     if not seat.right_handed:
         lx = seat.slot_x[0] + 40 + 25 * math.sin(0.6 * t + ph)
     ly = seat.row_y + CARD_H * 0.5 + 30 + 20 * math.sin(0.43 * t + 2 * ph)
-    palm = seat.to_table(np.array([[lx, ly]]))[0]
-    shoulder = _seat_shoulder(scene, owner, palm)
-    dirv = palm - shoulder
-    dirv /= np.linalg.norm(dirv) + 1e-9
-    hand = hand_shape(scene.hand_styles[owner], dirv, palm, shoulder, hover=18.0, grip=0.25)
-    return _lift_hand(scene, hand)
+    return seat.to_table(np.array([[lx, ly]]))[0]
 
 
 def _hand_layer(scene: Scene, layer: np.ndarray, origin_px: np.ndarray, hand: HandShape,
@@ -869,7 +892,8 @@ def render_frame(scene: Scene, state: TableState, include_hidden: bool = False,
         ValueError: a layout owner or in-flight owner who is not seated at the scene's table.
     """
     seated = {n for n, _ in scene.players}
-    for o in list(state.layouts) + [f.owner for f in state.in_flight] + list(state.idle_hands):
+    for o in (list(state.layouts) + [f.owner for f in state.in_flight] + list(state.idle_hands)
+              + [w.owner for w in state.withdrawing]):
         if o not in seated:
             raise ValueError(f"owner {o!r} is not one of the scene's players {sorted(seated)}")
     _build_static(scene, state)
@@ -892,6 +916,11 @@ def render_frame(scene: Scene, state: TableState, include_hidden: bool = False,
         mv = _moving(scene, state, fl)
         layers.append((mv.items, mv.hand, mv.owner, mv.blur_mm, mv.lift))
     carrying = {fl.owner for fl in state.in_flight if fl.cards}
+    for w in state.withdrawing:
+        if w.owner in carrying:
+            continue
+        hand, lift = _withdrawing_hand(scene, state, w)
+        layers.append(([], hand, w.owner, np.zeros(2), lift))
     for owner in state.idle_hands:
         if owner in carrying:
             continue

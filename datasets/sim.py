@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from nertz.datasets.bots import Move, Timing, card_of, choose_move, illegal_move
-from nertz.datasets.state import FoundationState, InFlight, LayoutState, Slot, TableState
+from nertz.datasets.state import FoundationState, InFlight, LayoutState, Slot, TableState, Withdrawing
 from nertz.referee.cards import Card, Rank, standard_deck
 from nertz.referee.foundations import Foundations, PlacedCard, Reason
 from nertz.referee.round import Round
@@ -88,6 +88,16 @@ class SimSettings:
         names: owner names (default :data:`DEFAULT_NAMES`).
         backs: owner back colours, hex (default :data:`DEFAULT_BACKS`).
         timing: the human timing model (see :class:`nertz.datasets.bots.Timing`).
+        withdraw_s: seconds an empty hand takes to go back to rest after it lets go of cards,
+            as drawn (:attr:`TableState.withdrawing <nertz.datasets.state.TableState>`); the
+            bots' timing does not wait for it (a hand whose next reach starts sooner starts it
+            from where it is drawn). 0: the hand is drawn at rest from the frame after the
+            release, as every render before 2026-12-05 (session 47) was: a jump of a median
+            282 px (101-483 px, all 50 plays of rendered round 9256), so a card was never
+            covered by the hand that laid it once let go, as it is at a real table. 0.3: about
+            a reach's own time back (Fitts' law of :class:`~nertz.datasets.bots.Timing` gives
+            0.4-0.6 s for 25-55 cm; a hand going back is not aiming). Rendering only: the
+            round's events are the same whatever it is.
     """
 
     players: int = 3
@@ -109,6 +119,7 @@ class SimSettings:
     names: tuple[str, ...] | None = None
     backs: tuple[str, ...] | None = None
     timing: Timing = field(default_factory=Timing)
+    withdraw_s: float = 0.3
 
     @property
     def owners(self) -> int:
@@ -123,6 +134,8 @@ class SimSettings:
         """
         if not 2 <= self.players <= 6:
             raise ValueError(f"players must be 2..6, not {self.players}")
+        if not 0.0 <= self.withdraw_s <= 2.0:
+            raise ValueError(f"withdraw_s must be 0..2 seconds, not {self.withdraw_s}")
         if self.partnerships and (self.players % 2 or self.players < 4):
             raise ValueError(f"partnerships need an even number of players >= 4, not {self.players}")
         if self.nertz_pile not in (11, 12, 13):
@@ -341,8 +354,9 @@ class SimRound:
         Returns:
             A new :class:`TableState` (the caller may change it). ``in_flight`` progress runs
             0 to 1 from pick-up to release along a minimum-jerk profile (a reach that turns
-            back falls again towards 0); ``idle_hands`` lists owners whose hand carries
-            nothing.
+            back falls again towards 0); ``withdrawing`` the hands going back to rest for
+            ``settings.withdraw_s`` after they let go (``progress`` 0 to 1, minimum jerk);
+            ``idle_hands`` lists the other owners whose hand carries nothing.
         """
         n = bisect.bisect_right(self._op_times, t)
         k = min(n // self._checkpoint_every, len(self._checkpoints) - 1)
@@ -358,12 +372,23 @@ class SimRound:
                     InFlight(f.cards, f.owner, f.src, f.dst, float(min(1.0, max(0.0, f.progress(t)))), f.face_up)
                 )
         busy = {f.owner for f in flights}
+        back_s = self.settings.withdraw_s
+        last: dict[str, _Flight] = {}  # each free hand's flight that ended within back_s
+        lo = bisect.bisect_left(self._flight_starts, t - back_s - self._max_flight - 1e-9)
+        for f in self._flights[lo:hi] if back_s > 0 else []:
+            if f.owner not in busy and f.cards and t - back_s < f.end <= t:
+                if f.owner not in last or f.end > last[f.owner].end:
+                    last[f.owner] = f
+        withdrawing = [Withdrawing(o, f.dst if f.p1 >= 0.5 else f.src, f.cards[-1],
+                                   minimum_jerk((t - f.end) / back_s))
+                       for o, f in last.items()]
         return TableState(
             t=t,
             layouts=phys.layouts,
             foundations=list(phys.piles.values()),
             in_flight=flights,
-            idle_hands=[o for o in self.owners if o not in busy],
+            idle_hands=[o for o in self.owners if o not in busy and o not in last],
+            withdrawing=withdrawing,
         )
 
     def write(self, out_dir: str | Path) -> Path:

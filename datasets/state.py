@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["SlotKind", "Slot", "LayoutState", "FoundationState", "InFlight", "TableState"]
+__all__ = ["SlotKind", "Slot", "LayoutState", "FoundationState", "InFlight", "TableState", "Withdrawing"]
 
 SlotKind = Literal["nertz", "work", "waste", "stock", "foundation", "aside", "spread"]
 """Where a card can lie.
@@ -101,6 +101,23 @@ class InFlight:
     face_up: bool = True
 
 
+@dataclass(frozen=True)
+class Withdrawing:
+    """An empty hand on its way back to rest after letting go of cards.
+
+    Attributes:
+        owner: whose hand.
+        slot: where it let go (the released cards now lie on top there).
+        card: the top card it let go of.
+        progress: 0.0 at the release to 1.0 back at rest (minimum-jerk position fraction).
+    """
+
+    owner: str
+    slot: Slot
+    card: str
+    progress: float
+
+
 @dataclass
 class TableState:
     """Everything on the table at time ``t``.
@@ -112,6 +129,8 @@ class TableState:
             with ``completed=True``).
         in_flight: cards in hands at this instant (at most one entry per owner).
         idle_hands: owners whose hand is resting over their own zone (not carrying).
+        withdrawing: hands going back to rest just after a release (neither carrying nor
+            idle).
     """
 
     t: float
@@ -119,3 +138,4 @@ class TableState:
     foundations: list[FoundationState] = field(default_factory=list)
     in_flight: list[InFlight] = field(default_factory=list)
     idle_hands: list[str] = field(default_factory=list)
+    withdrawing: list[Withdrawing] = field(default_factory=list)

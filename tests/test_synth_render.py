@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from nertz.datasets.render import card_sample_points, make_scene, render_frame
-from nertz.datasets.state import FoundationState, InFlight, LayoutState, Slot, TableState
+from nertz.datasets.state import FoundationState, InFlight, LayoutState, Slot, TableState, Withdrawing
 
 GREEN = (60, 170, 60)  # BGR table colour no card design uses as a large flat area
 P2 = [("red", "#b3261e"), ("blue", "#1e4bb3")]
@@ -156,6 +156,29 @@ def test_hand_carrying_a_card_occludes_and_is_labelled():
     # the hand's box holds skin, not table
     pts = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])
     assert np.abs(_pixels(frame, pts) - np.array(GREEN)).sum() > 40
+
+
+def test_a_hand_going_back_after_a_release_starts_at_the_card_and_ends_at_rest():
+    # blue let go of its 2C on pile 0: just after, its empty hand is where it held the card
+    # (as carrying it at the release), at the end of its way back where an idle hand rests
+    sc = _scene(res=(480, 270), tilt_deg=10.0)
+    pile = [FoundationState(0, [("AC", "blue"), ("2C", "blue")])]
+
+    def box(state: TableState) -> np.ndarray:
+        (h,) = [h for h in render_frame(sc, state)[1]["hands"] if h["hand"] == "blue"]
+        assert not h["carrying"]
+        return np.array(h["box"])
+
+    release = TableState(2.0, _empty(), [FoundationState(0, [("AC", "blue")])],
+                         in_flight=[InFlight(("2C",), "blue", Slot("waste", "blue"), Slot("foundation", None, 0), 1.0)])
+    (held,) = [h for h in render_frame(sc, release)[1]["hands"] if h["hand"] == "blue"]
+    going = [box(TableState(2.0, _empty(), pile, withdrawing=[Withdrawing("blue", Slot("foundation", None, 0), "2C", p)]))
+             for p in (0.0, 0.5, 1.0)]
+    rest = box(TableState(2.0, _empty(), pile, idle_hands=["blue"]))
+    assert np.abs(going[0] - np.array(held["box"])).max() < 12  # pixels
+    assert np.abs(going[2] - rest).max() < 12
+    centre = [(b[:2] + b[2:]) / 2 for b in going]
+    assert np.linalg.norm(centre[1] - centre[0]) > 10 and np.linalg.norm(centre[2] - centre[1]) > 10
 
 
 def test_same_seed_same_frame_and_labels():

@@ -80,7 +80,10 @@ def test_cards_are_conserved_at_every_sampled_time(kw):
             owners = [fl.owner for fl in st.in_flight]
             assert len(owners) == len(set(owners)), "one hand per owner"
             assert all(0.0 <= fl.progress <= 1.0 for fl in st.in_flight)
-            assert set(st.idle_hands) == set(r.owners) - set(owners)
+            back = [w.owner for w in st.withdrawing]  # empty hands going back to rest
+            assert not set(back) & set(owners) and len(back) == len(set(back))
+            assert all(0.0 <= w.progress <= 1.0 for w in st.withdrawing)
+            assert set(st.idle_hands) == set(r.owners) - set(owners) - set(back)
 
 
 @pytest.mark.parametrize("kw", VARIANTS, ids=_ids)
@@ -335,3 +338,27 @@ def test_any_settings_conserve_cards_and_score_like_the_referee(
         assert set(count_cards(r, float(t)).values()) == {deck_size(r)}
     for pile in r.state_at(r.duration).foundations:
         _check_pile(pile.cards)
+
+
+def test_a_hand_goes_back_to_rest_after_it_lets_go():
+    # for withdraw_s (0.3 s) after a release the empty hand is drawn on its way back from the
+    # pile (neither carrying nor idle); with withdraw_s=0 it is at rest at once, and the round's
+    # events are the same either way (rendering only)
+    r, r0 = sim(3, players=3), sim(3, players=3, withdraw_s=0.0)
+    assert r.events == r0.events
+    seen = 0
+    for e in (e for e in r.events if e["type"] == "play"):
+        st = r.state_at(e["t"] + 0.1)
+        if e["player"] in {f.owner for f in st.in_flight}:
+            continue  # the next reach has begun
+        (w,) = [w for w in st.withdrawing if w.owner == e["player"]]
+        assert w.slot.kind == "foundation" and w.slot.index == e["pile"]
+        assert w.progress == pytest.approx(minimum_jerk(0.1 / 0.3), abs=1e-6)
+        assert e["player"] not in st.idle_hands
+        assert not r0.state_at(e["t"] + 0.1).withdrawing
+        later = r.state_at(e["t"] + 0.31)
+        assert e["player"] not in {w.owner for w in later.withdrawing}
+        seen += 1
+    assert seen >= 10
+    with pytest.raises(ValueError, match="withdraw_s"):
+        SimSettings(withdraw_s=-1.0).validate()
