@@ -734,10 +734,27 @@ def test_a_contested_losers_play_is_timed_by_its_own_landing():
     s2.tracker.second_landing = lambda quad, t_first, until: t_first
     s2.repeat(3, RED_AH, ("AH", card(100, 300)))
     s2.repeat(3, ("AH", card(100, 300)))
-    s2.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))
-    s2.repeat(4, ("AH", card(500, 300)))
+    s2.look(("AH", card(500, 300)), ("AH", card(100, 300)))   # blue's leaves as red's lands
+    s2.repeat(6, ("AH", card(500, 300)))
     s2.repeat(2, ("AH", card(500, 300)), ("AH", card(100, 300)))
     assert s2.events[1]["t"] > s2.events[0]["t"] + TABLE.rules.tie_window
+
+
+@pytest.mark.parametrize("left_before_landing, loser", [(0.05, False), (None, True)])
+def test_a_copy_still_in_its_zone_when_the_second_copy_landed_was_no_collisions_loser(left_before_landing, loser):
+    # r9271's blue 2D (2026-12-05): the motion over the pile shows a second landing 0.1 s
+    # after red's ace, but blue's ace, never seen moving, was still in blue's zone 0.2 s after
+    # red's landed; then something hid it (no hand box) and it showed again
+    s = Stream(TrackerSettings(left_before_landing=left_before_landing))
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.1
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.repeat(3, blue_ah)                                    # red's ace leaves
+    s.repeat(3, ("AH", card(500, 300)), blue_ah)            # and lands; blue's still lies in its zone
+    s.repeat(4, ("AH", card(500, 300)))                     # blue's unseen ...
+    s.repeat(2, ("AH", card(500, 300)), blue_ah)            # ... and seen again
+    got = [(e["type"], e["player"]) for e in s.events]
+    assert got == ([("play", "red"), ("play", "blue"), ("take_back", "blue")] if loser else [("play", "red")])
 
 
 @pytest.mark.parametrize("hidden_looks", [2, 5])

@@ -459,6 +459,20 @@ class TrackerSettings:
             came and went some fifteen times), nothing else changed (2 and 3 alike; without
             the ``sure_once`` condition, 3 lost 4 true collision losers).
         flicker_window: see ``flicker``, seconds.
+        left_before_landing: a copy back in its zone that was never seen moving makes no
+            collision's loser when it was last seen in the zone later than this many seconds
+            before the second landing read from the motion over the pile
+            (:meth:`RoundTracker._second_arrival`): a card cannot land before it has left
+            (0.05 s is far below any reach; it only absorbs the looks' rounding). Found on
+            the first rounds rendered with hands going back to rest after a release (seeds
+            9268-9273, 2026-12-05, session 48), where an arm passing back over a layout or a
+            hand withdrawing over the pile made both a copy that left and came back and a
+            "second landing" (r9271: blue's 2D, unseen in blue's zone 8.5-8.9 s while blue
+            laid its 3C elsewhere, after red's and yellow's 2D had landed on pile 4 by 8.3 s,
+            was inferred as a third copy, played and taken back). 24 rendered rounds
+            9250-9273, extra plays with the models 29 -> 23 (9268-9273: 18 -> 14), with
+            perfect eyes 9 -> 4 (8 -> 3); no play, collision or point changed otherwise.
+            None turns it off.
     """
 
     confirm: int = 2
@@ -514,6 +528,7 @@ class TrackerSettings:
     track_gap: float = 0.2
     flicker: int = 3
     flicker_window: float = 10.0
+    left_before_landing: float | None = 0.05
 
 
 @dataclass
@@ -851,6 +866,8 @@ class Returned(NamedTuple):
         prob: the best label probability it has been seen back with, 0..1.
         hidden: it was never seen gone, only hidden (a hand over its place) for at least
             ``hidden_return`` seconds; ``gone_t`` is then the last look that showed it before.
+        left_t: the last look that showed it in the zone before it left, seconds (None: not
+            known, as ``gone_t``).
     """
 
     player: str
@@ -861,6 +878,15 @@ class Returned(NamedTuple):
     back_t: float
     prob: float
     hidden: bool = False
+    left_t: float | None = None
+
+
+def _returned(name: str, label: str, came_back: tuple[float, int, bool, float], back_t: float,
+              prob: float) -> Returned:
+    """The :class:`Returned` of a card back in ``name``'s zone after leaving it
+    (``came_back``: its ``(gone_t, seen, moved, left_t)``)."""
+    gone_t, seen, moved, left_t = came_back
+    return Returned(name, label, gone_t, seen, moved, back_t, prob, left_t=left_t)
 
 
 @dataclass
@@ -871,7 +897,7 @@ class _ZoneCard:
     gone_t: float | None = None
     used: bool = False
     seen: int = 1
-    came_back: tuple[float, int, bool] | None = None  # (gone_t, looks seen, moved) before it came back
+    came_back: tuple[float, int, bool, float] | None = None  # (gone_t, looks seen, moved, last seen) before it came back
     prob: float = 1.0  # the best label probability it was seen with
     alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
     moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
@@ -913,7 +939,7 @@ class ZoneTracker:
                 if zc is None or zc.gone_t is not None or zc.used:
                     came_back = None
                     if zc is not None and zc.gone_t is not None:
-                        came_back = (zc.gone_t, zc.seen, zc.moved)
+                        came_back = (zc.gone_t, zc.seen, zc.moved, zc.last_seen_t)
                         if self.settings.keep_first_leaving and zc.came_back is not None:
                             # seen back in fewer than zone_confirm looks (a glimpse of it in
                             # the hand bringing it back), then gone again: it left at its
@@ -928,7 +954,7 @@ class ZoneTracker:
                         # hidden by a hand for a while, never seen gone: perhaps carried to a
                         # pile and brought back under the hand (RoundTracker._taken_back decides)
                         back.append(Returned(name, s.label, zc.last_seen_t, zc.seen, zc.moved, look.t, s.prob,
-                                             hidden=True))
+                                             hidden=True, left_t=zc.last_seen_t))
                     c0, _, w0 = quad_pose(zc.quad)
                     c1, _, _ = quad_pose(s.quad)
                     zc.moved = zc.moved or float(np.linalg.norm(c1 - c0)) > self.settings.carried * w0
@@ -938,7 +964,7 @@ class ZoneTracker:
                     zc.alts = s.alts or zc.alts
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
-                    back.append(Returned(name, s.label, *zc.came_back, zc.first_seen_t, zc.prob))
+                    back.append(_returned(name, s.label, zc.came_back, zc.first_seen_t, zc.prob))
                     zc.came_back = None
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
@@ -954,7 +980,7 @@ class ZoneTracker:
         zc = self.cards.get(name, {}).get(label)
         if zc is None or zc.came_back is None or zc.prob < least:
             return None
-        return Returned(name, label, *zc.came_back, zc.first_seen_t, zc.prob)
+        return _returned(name, label, zc.came_back, zc.first_seen_t, zc.prob)
 
     def take_return(self, name: str, label: str) -> None:
         """The return of ``label`` to ``name``'s zone is accounted for: :meth:`update` will not
@@ -1517,7 +1543,7 @@ class RoundTracker:
         tops = {pile: label for pile, label, _, _ in self.pile_tops()}
         if self.ended_at is not None and look.t > self.ended_at + self.table.rules.in_air_grace:
             return out
-        for name, label, gone_t, seen, moved, back_t, prob, hidden in returned:
+        for name, label, gone_t, seen, moved, back_t, prob, hidden, left_t in returned:
             if seen < st.zone_confirm or not (0.25 <= look.t - gone_t <= st.return_window):
                 continue
             if prob < st.return_prob:
@@ -1552,6 +1578,9 @@ class RoundTracker:
                 t_play = None if name in owners else round(self._after_tie(ev["t"]) if t2 is None else t2, 4)
                 if t_play is not None and st.busy_vanished <= 1.0 and name in self._busy(t_play):
                     continue  # their hand was laying another card down then: their copy was only covered
+                if (st.left_before_landing is not None and t2 is not None and not moved
+                        and left_t is not None and left_t > t2 - st.left_before_landing):
+                    continue  # never seen carried, and still in its zone when the second copy landed
                 ev["_answered"] = True
                 if t_play is not None:
                     out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
