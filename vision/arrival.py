@@ -8,8 +8,8 @@ a pixel that changed between the pile's old state and its new one votes
 "new" in a frame when it is closer there to the new state than to the old one. The arrival is
 the earliest frame of the last run of frames in which at least ``on`` of those pixels vote
 "new" (gaps of up to ``gap`` frames allowed, for the hand that lets go of the card; a frame in
-which the old state has gone from the quad while part of it already shows the new card counts as
-"new" too: the card lies under a hand). This is
+which, of the changed pixels that look as before or as after, most look as after counts as
+"new" too: the card lies under the hand going back from it). This is
 the "first frame in which the new card is seen on the pile" of ``shared/DESIGN.md``. For a new
 pile the old state is the last look that showed its place bare (no hand, no card over it).
 An arm passing over the card just after it was let go (another player reaching for a pile)
@@ -90,13 +90,39 @@ class ArrivalTimer:
             whole: median time error +0.15 -> +0.03 frames, 16 -> 24 plays 1-2 frames early.
             Measured once on six new rounds, 9262-9267 (310 plays): no difference, with the
             models (293 all right) or perfect eyes (301); they had no play 2-3 frames late to
-            win back. None: never.
-        seen: see ``gone``.
+            win back. None: never; None since 2026-12-05 (session 48), when ``decided`` 0.75
+            took its place: it takes every frame ``gone`` 0.1 takes (at most 10 % as before
+            and at least 30 % as after is at least 75 % as after of the pixels that are either).
+        seen: see ``gone`` and ``decided``: the least share of the changed pixels that must
+            already look as after.
+        decided: in a frame below ``on``, the card counts as down when, of the changed pixels
+            that look either as before or as after (grey level within 18 of the old state or
+            of the new one), at least this share look as after (and at least ``seen`` of all
+            of them), and at least as many are neither as look as before: what is neither is
+            the hand that laid the card going back over it, and the few pixels that still
+            look as before are under it, where the hand and the old state are alike in grey
+            (with no hand over the card, pixels that look as before are cloth the card does
+            not cover yet: a card still held a few pixels off its place). Made for rounds rendered with hands going back to rest after
+            a release (2026-12-05; before, a hand vanished from over the card the frame after
+            it let go): r9271's yellow AD lands in frame 225.7 under its hand, 61 % and 72 %
+            of it showing in frames 226 and 227; of its changed pixels 18 % and 12 % still
+            look as before there (over ``gone``'s 10 %), 48 % and 61 % as after; the arrival
+            was frame 228, it is 227 at 0.75 (226 at 0.7). 24 rendered rounds 9250-9273 (2026-12-05,
+            session 48; 1215 plays), plays all right with perfect eyes, ``gone`` 0.1 (before)
+            / ``decided`` 0.7 / 0.75 / 0.8 / 0.85: 1173 / 1175 / 1180 / 1178 / 1173; on the six
+            rounds drawn with hands going back (9268-9273, 276 plays): 256 / 263 / 264 / 261
+            / 256. With the models' looks, before / 0.75 / 0.8: 1144 / 1151 / 1149 (9268-9273:
+            247 / 251 / 249), extra plays 23 / 24 / 23, points off 38 at each (these without
+            the "neither" condition; with it at 0.75, the same totals, one play fewer 2-3
+            frames early). Answers move earlier: median time error -0.02 -> -0.13 frames,
+            plays 2-3 frames early 2 -> 3 with the models (2 -> 4 with perfect eyes). None:
+            never.
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.15,
-                 grow: float = 1.1, gone: float | None = 0.1, seen: float = 0.3) -> None:
+                 grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
+                 decided: float | None = 0.75) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
@@ -107,6 +133,7 @@ class ArrivalTimer:
         self.grow = float(grow)
         self.gone = gone
         self.seen = float(seen)
+        self.decided = decided
 
     def push(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
@@ -201,10 +228,13 @@ class ArrivalTimer:
                     out = ~under[changed]
                     if self.free <= out.mean() < 1.0:
                         vote = float(np.mean(votes[out]))  # the pixels under a hand abstain
-            if vote < self.on and self.gone is not None:
+            if vote < self.on and (self.gone is not None or self.decided is not None):
                 near_old = float(np.mean(np.abs(g - o) <= 18))
                 near_new = float(np.mean(np.abs(g - r) <= 18))
-                if near_old <= self.gone and near_new >= self.seen:
+                if near_new >= self.seen and (
+                        (self.gone is not None and near_old <= self.gone)
+                        or (self.decided is not None and near_new >= self.decided * (near_new + near_old)
+                            and 1.0 - near_new - near_old >= near_old)):
                     vote = 1.0
             if vote >= self.on:
                 earliest, misses = i, 0
