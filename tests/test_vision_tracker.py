@@ -1298,6 +1298,27 @@ def test_a_held_copy_missing_from_its_zone_for_two_looks_only_made_no_play(min_g
     assert [(e["type"], e["player"]) for e in s.events] == expected
 
 
+@pytest.mark.parametrize("left_when_carried, expected", [
+    (True, [("play", "blue"), ("play", "red"), ("take_back", "red")]),
+    (False, [("play", "blue")]),
+])
+def test_a_carried_copy_back_soon_after_a_look_first_missed_it_still_lost_the_collision(left_when_carried, expected):
+    # red's AH is seen carried (two places in a row), then a hand over that place keeps it
+    # from being marked gone until the look that shows blue's ace landed. Red's is back 0.3 s
+    # after that look, 0.5 s after its last sighting: taken back from the pile (r9279's red
+    # 6H, 2026-12-05: last seen 40.6 s, marked gone 40.9 s, back 41.2 s), unless only the
+    # look that first missed it counts (then it was gone for less than ``min_gone``)
+    s = Stream(TrackerSettings(left_when_carried=left_when_carried, return_after=0.2))
+    blue_ah, red_lifted, pile = ("AH", card(100, 300)), ("AH", card(500, 570)), ("AH", card(500, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.look(red_lifted, blue_ah)                       # red's ace lifted, seen carried (0.3 s)
+    s.look(hands=[[450, 510, 550, 630]])              # both gone from sight; a hand over red's place
+    s.repeat(3, pile)                                 # an ace lands (0.5 s); red's marked gone
+    s.repeat(20, pile, RED_AH)                        # and back (0.8 s)
+    got = [(e["type"], e["player"]) for e in sorted(s.events, key=lambda e: e["t"])]
+    assert got == expected
+
+
 TABLE3 = Table.from_dict({
     "players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"},
                 {"name": "green", "back": "#1e8a3a"}],

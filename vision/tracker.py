@@ -473,6 +473,19 @@ class TrackerSettings:
             9250-9273, extra plays with the models 29 -> 23 (9268-9273: 18 -> 14), with
             perfect eyes 9 -> 4 (8 -> 3); no play, collision or point changed otherwise.
             None turns it off.
+        left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
+            in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
+            not from the first look that missed it: a hand over its place (the player's own
+            arm, reaching) keeps a card from being marked gone, and a collision's loser
+            taking its card straight back was then "gone" 0.3 s and taken for a copy only
+            hidden (r9279's red 6H: last seen 40.6 s, marked gone 40.9 s, back 41.2 s). A copy
+            never seen carried keeps the first look that missed it (with the models, a copy
+            unseen 0.7 s with no hand box over it, then gone 0.3 s, was no play: r9272's
+            purple 5S). 30 rendered rounds 9250-9279 (2026-12-05, session 48): collisions
+            right 12 of 14 on 9274-9279 with the models (11 before) and perfect eyes (10
+            before), r9275's blue 3H and r9279's red 6H found; nothing else changed (their
+            plays are timed 2.5 and 3.3 frames late). Counting from ``left_t`` for every copy:
+            with the models r9272's purple 5S became a false loser.
     """
 
     confirm: int = 2
@@ -529,6 +542,7 @@ class TrackerSettings:
     flicker: int = 3
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
+    left_when_carried: bool = True
 
 
 @dataclass
@@ -1454,8 +1468,9 @@ class RoundTracker:
                 continue
             self._held.remove(h)
             held_back = name == h["player"]
+            left = ret.left_t if self.settings.left_when_carried and ret.moved and ret.left_t is not None else ret.gone_t
             brief = (ret.back_t - h["t"] < self.settings.return_after
-                     or ret.back_t - ret.gone_t < self.settings.min_gone)
+                     or ret.back_t - left < self.settings.min_gone)
             if brief and (held_back or h["both"]):
                 # back too soon: only hidden, no play for it; the other copy alone was played,
                 # at the landing (already reported unless both were held)
