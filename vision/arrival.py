@@ -118,7 +118,8 @@ class ArrivalTimer:
             plays 2-3 frames early 2 -> 3 with the models (2 -> 4 with perfect eyes).
             Measured once on six new rounds drawn with hands going back, 9274-9279 (259
             plays): no gain, models 235 -> 234 (a play now within two frames, two now 2.1
-            frames early), perfect eyes 235 -> 235. None: never.
+            frames early), perfect eyes 235 -> 235; then on six more, 9280-9285 (310 plays):
+            models 278 -> 284, perfect eyes 282 -> 286. None: never.
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,

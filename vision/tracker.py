@@ -472,7 +472,8 @@ class TrackerSettings:
             was inferred as a third copy, played and taken back). 24 rendered rounds
             9250-9273, extra plays with the models 29 -> 23 (9268-9273: 18 -> 14), with
             perfect eyes 9 -> 4 (8 -> 3); no play, collision or point changed otherwise.
-            None turns it off.
+            Held out: 9274-9279 extra plays 10 -> 9 (models), 4 -> 3 (perfect eyes);
+            9280-9285 14 -> 12 (models). None turns it off.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -485,7 +486,8 @@ class TrackerSettings:
             right 12 of 14 on 9274-9279 with the models (11 before) and perfect eyes (10
             before), r9275's blue 3H and r9279's red 6H found; nothing else changed (their
             plays are timed 2.5 and 3.3 frames late). Counting from ``left_t`` for every copy:
-            with the models r9272's purple 5S became a false loser.
+            with the models r9272's purple 5S became a false loser. Six new rounds 9280-9285:
+            no change with the models.
     """
 
     confirm: int = 2
