@@ -96,30 +96,30 @@ class ArrivalTimer:
         seen: see ``gone`` and ``decided``: the least share of the changed pixels that must
             already look as after.
         decided: in a frame below ``on``, the card counts as down when, of the changed pixels
-            that look either as before or as after (grey level within 18 of the old state or
-            of the new one), at least this share look as after (and at least ``seen`` of all
-            of them), and at least as many are neither as look as before: what is neither is
-            the hand that laid the card going back over it, and the few pixels that still
-            look as before are under it, where the hand and the old state are alike in grey
-            (with no hand over the card, pixels that look as before are cloth the card does
-            not cover yet: a card still held a few pixels off its place). Made for rounds rendered with hands going back to rest after
-            a release (2026-12-05; before, a hand vanished from over the card the frame after
-            it let go): r9271's yellow AD lands in frame 225.7 under its hand, 61 % and 72 %
-            of it showing in frames 226 and 227; of its changed pixels 18 % and 12 % still
-            look as before there (over ``gone``'s 10 %), 48 % and 61 % as after; the arrival
-            was frame 228, it is 227 at 0.75 (226 at 0.7). 24 rendered rounds 9250-9273 (2026-12-05,
-            session 48; 1215 plays), plays all right with perfect eyes, ``gone`` 0.1 (before)
-            / ``decided`` 0.7 / 0.75 / 0.8 / 0.85: 1173 / 1175 / 1180 / 1178 / 1173; on the six
-            rounds drawn with hands going back (9268-9273, 276 plays): 256 / 263 / 264 / 261
-            / 256. With the models' looks, before / 0.75 / 0.8: 1144 / 1151 / 1149 (9268-9273:
-            247 / 251 / 249), extra plays 23 / 24 / 23, points off 38 at each (these without
-            the "neither" condition; with it at 0.75, the same totals, one play fewer 2-3
-            frames early). Answers move earlier: median time error -0.02 -> -0.13 frames,
-            plays 2-3 frames early 2 -> 3 with the models (2 -> 4 with perfect eyes).
-            Measured once on six new rounds drawn with hands going back, 9274-9279 (259
-            plays): no gain, models 235 -> 234 (a play now within two frames, two now 2.1
-            frames early), perfect eyes 235 -> 235; then on six more, 9280-9285 (310 plays):
-            models 278 -> 284, perfect eyes 282 -> 286. None: never.
+            that look either as before or as after (grey level within 18 of the old state or of
+            the new one), at least this share look as after (and at least ``seen`` of all of
+            them), and at least as many are neither as look as before: what is neither is the
+            hand that laid the card going back over it, and the few pixels that still look as
+            before are under it, where the hand and the old state are alike in grey (with no
+            hand over the card, pixels that look as before are cloth the card does not cover
+            yet: a card still held a few pixels off its place). Made for rounds rendered with
+            hands going back to rest after a release (2026-12-05; before, a hand vanished from
+            over the card the frame after it let go): r9271's yellow AD lands in frame 225.7
+            under its hand, 61 % and 72 % of it showing in frames 226 and 227; of its changed
+            pixels 18 % and 12 % still look as before there (over ``gone``'s 10 %), 48 and
+            61 % as after; the arrival was frame 228, it is 227 at 0.75 (226 at 0.7). 24 rendered
+            rounds 9250-9273 (2026-12-05, session 48; 1215 plays), plays all right with perfect
+            eyes, ``gone`` 0.1 (before) / ``decided`` 0.7 / 0.75 / 0.8 / 0.85: 1173 / 1175 /
+            1180 / 1178 / 1173; on the six rounds drawn with hands going back (9268-9273, 276
+            plays): 256 / 263 / 264 / 261 / 256. With the models' looks, before / 0.75 / 0.8:
+            1144 / 1151 / 1149 (9268-9273: 247 / 251 / 249), extra plays 23 / 24 / 23, points
+            off 38 at each (these without the "neither" condition; with it at 0.75, the same
+            totals, one play fewer 2-3 frames early). Answers move earlier: median time error
+            -0.02 -> -0.13 frames, plays 2-3 frames early 2 -> 3 with the models (2 -> 4 with
+            perfect eyes). Measured once on six new rounds drawn with hands going back,
+            9274-9279 (259 plays): no gain, models 235 -> 234 (a play now within two frames, two
+            now 2.1 frames early), perfect eyes 235 -> 235; then on six more, 9280-9285 (310
+            plays): models 278 -> 284, perfect eyes 282 -> 286. None: never.
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,

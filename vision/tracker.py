@@ -913,7 +913,8 @@ class _ZoneCard:
     gone_t: float | None = None
     used: bool = False
     seen: int = 1
-    came_back: tuple[float, int, bool, float] | None = None  # (gone_t, looks seen, moved, last seen) before it came back
+    # (gone_t, looks seen, moved, last seen) before it came back
+    came_back: tuple[float, int, bool, float] | None = None
     prob: float = 1.0  # the best label probability it was seen with
     alts: tuple[tuple[str, float], ...] = ()  # runners-up of its latest reading
     moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
@@ -1470,7 +1471,8 @@ class RoundTracker:
                 continue
             self._held.remove(h)
             held_back = name == h["player"]
-            left = ret.left_t if self.settings.left_when_carried and ret.moved and ret.left_t is not None else ret.gone_t
+            carried = self.settings.left_when_carried and ret.moved and ret.left_t is not None
+            left = ret.left_t if carried else ret.gone_t
             brief = (ret.back_t - h["t"] < self.settings.return_after
                      or ret.back_t - left < self.settings.min_gone)
             if brief and (held_back or h["both"]):
