@@ -301,12 +301,10 @@ def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(ar
     assert timer(cand) == pytest.approx(landed / 30)
 
 
-@pytest.mark.parametrize("gone, decided, landed", [(None, 0.75, 17), (0.1, None, 17), (None, None, 20)])
-def test_a_card_under_a_hand_has_arrived(gone, decided, landed):
-    # the card lands at frame 17 with a hand over it (grey 130: neither the cloth's 90
-    # nor the card's 235) over its lower 60 % until frame 20; no look saw a hand box there.
-    # Nothing of the card's place looks as before any more and 40 % of it shows the card:
-    # with ``decided`` (or ``gone``) that is the arrival; without, it waits for the hand to go
+def _landing_under_a_hand(hand: list[tuple[tuple[int, int, int, int], int]], gone, decided) -> int:
+    """The frame an :class:`ArrivalTimer` (``gone``, ``decided``) gives a 60 x 84 px card
+    (grey 235 on a cloth of 90) that lands at frame 17 under ``hand`` (rectangles ``(x0, y0,
+    x1, y1)`` pixels and their grey level) until frame 20; no look saw a hand box there."""
     timer = ArrivalTimer(scale=0.5, fps=30, gone=gone, decided=decided)
     quad = card(200, 150, 60, 84)
     for i in range(30):
@@ -314,30 +312,28 @@ def test_a_card_under_a_hand_has_arrived(gone, decided, landed):
         if i >= 17:
             cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
         if 17 <= i < 20:
-            cv2.rectangle(img, (165, 142), (235, 195), (130, 130, 130), -1)
+            for (x0, y0, x1, y1), grey in hand:
+                cv2.rectangle(img, (x0, y0), (x1, y1), (grey, grey, grey), -1)
         timer.push(i, i / 30, img)
-    cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 12, 0.99)
-    assert round(timer(cand) * 30) == landed
+    return round(timer(PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 12, 0.99)) * 30)
+
+
+@pytest.mark.parametrize("gone, decided, landed", [(None, 0.75, 17), (0.1, None, 17), (None, None, 20)])
+def test_a_card_under_a_hand_has_arrived(gone, decided, landed):
+    # a hand (grey 130: neither the cloth's 90 nor the card's 235) over the card's lower 60 %:
+    # nothing of the card's place looks as before any more and 40 % of it shows the card:
+    # with ``decided`` (or ``gone``) that is the arrival; without, it waits for the hand to go
+    assert _landing_under_a_hand([((165, 142, 235, 195), 130)], gone, decided) == landed
 
 
 @pytest.mark.parametrize("gone, decided, landed", [(None, 0.75, 17), (0.1, None, 20), (None, None, 20)])
 def test_a_card_under_the_hand_going_back_from_it_has_arrived(gone, decided, landed):
-    # as above, but the hand over the card's lower 40 % (frames 17-19, going back after
-    # letting go) is partly as dark as the cloth (grey 95, about 12 % of the card): some of the
-    # card's place still looks as before, most of what is not the hand already as after
-    # (r9271's yellow AD, 2026-12-05): ``gone`` (at most 10 % as before) waits for the hand
-    timer = ArrivalTimer(scale=0.5, fps=30, gone=gone, decided=decided)
-    quad = card(200, 150, 60, 84)
-    for i in range(30):
-        img = np.full((360, 480, 3), 90, np.uint8)
-        if i >= 17:
-            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
-        if 17 <= i < 20:
-            cv2.rectangle(img, (165, 158), (235, 181), (130, 130, 130), -1)
-            cv2.rectangle(img, (165, 182), (235, 197), (95, 95, 95), -1)
-        timer.push(i, i / 30, img)
-    cand = PlayCandidate("play", 1, "7H", quad, 27 / 30, 27, 12, 0.99)
-    assert round(timer(cand) * 30) == landed
+    # the hand over the card's lower 40 % (going back after letting go) is partly as dark as
+    # the cloth (grey 95, about 12 % of the card): some of the card's place still looks as
+    # before, most of what is not the hand already as after (r9271's yellow AD, 2026-12-05):
+    # ``gone`` (at most 10 % as before) waits for the hand
+    hand = [((165, 158, 235, 181), 130), ((165, 182, 235, 197), 95)]
+    assert _landing_under_a_hand(hand, gone, decided) == landed
 
 
 @pytest.mark.parametrize("both, landed", [(True, 17), (False, 22)])
