@@ -717,13 +717,17 @@ def _lift_hand(scene: Scene, hand: HandShape) -> HandShape:
                      hand.sleeve_h, hand.hand_only, up(hand.nails, hand.nails_h), hand.nails_h)
 
 
-def _idle_hand(scene: Scene, owner: str, t: float) -> HandShape:
-    palm = _idle_palm(scene, owner, t)
+def _empty_hand(scene: Scene, owner: str, palm: np.ndarray, hover: float, grip: float) -> HandShape:
+    """``owner``'s empty hand with its palm at ``palm`` (table millimetres ``(2,)``), pointing
+    away from its shoulder, ``hover`` mm above the cloth, fingers closed by ``grip`` (0..1)."""
     shoulder = _seat_shoulder(scene, owner, palm)
     dirv = palm - shoulder
     dirv /= np.linalg.norm(dirv) + 1e-9
-    hand = hand_shape(scene.hand_styles[owner], dirv, palm, shoulder, hover=18.0, grip=0.25)
-    return _lift_hand(scene, hand)
+    return _lift_hand(scene, hand_shape(scene.hand_styles[owner], dirv, palm, shoulder, hover=hover, grip=grip))
+
+
+def _idle_hand(scene: Scene, owner: str, t: float) -> HandShape:
+    return _empty_hand(scene, owner, _idle_palm(scene, owner, t), hover=18.0, grip=0.25)
 
 
 def _withdrawing_hand(scene: Scene, state: TableState, w: Withdrawing) -> tuple[HandShape, float]:
@@ -736,12 +740,8 @@ def _withdrawing_hand(scene: Scene, state: TableState, w: Withdrawing) -> tuple[
     start = xy - to_card * (CARD_H * 0.5 + 52.0)
     e = float(min(max(w.progress, 0.0), 1.0))
     palm = start + (_idle_palm(scene, w.owner, state.t) - start) * e
-    shoulder = _seat_shoulder(scene, w.owner, palm)
-    dirv = palm - shoulder
-    dirv /= np.linalg.norm(dirv) + 1e-9
     lift = (h + 12.0) * (1.0 - e) + 18.0 * e
-    hand = hand_shape(scene.hand_styles[w.owner], dirv, palm, shoulder, hover=lift, grip=0.75 - 0.5 * e)
-    return _lift_hand(scene, hand), lift
+    return _empty_hand(scene, w.owner, palm, hover=lift, grip=0.75 - 0.5 * e), lift
 
 
 def _idle_palm(scene: Scene, owner: str, t: float) -> np.ndarray:

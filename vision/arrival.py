@@ -223,7 +223,8 @@ class ArrivalTimer:
         misses = 0
         for i in range(i_new, i_old, -1):
             g = self.frames[i][2][changed]
-            votes = np.abs(g - r) < np.abs(g - o)
+            to_new, to_old = np.abs(g - r), np.abs(g - o)
+            votes = to_new < to_old
             vote = float(np.mean(votes))
             if vote < self.on and self.free is not None:
                 under = self._under_hands(self.frames[i][0])
@@ -232,8 +233,8 @@ class ArrivalTimer:
                     if self.free <= out.mean() < 1.0:
                         vote = float(np.mean(votes[out]))  # the pixels under a hand abstain
             if vote < self.on and (self.gone is not None or self.decided is not None):
-                near_old = float(np.mean(np.abs(g - o) <= 18))
-                near_new = float(np.mean(np.abs(g - r) <= 18))
+                near_old = float(np.mean(to_old <= 18))
+                near_new = float(np.mean(to_new <= 18))
                 if near_new >= self.seen and (
                         (self.gone is not None and near_old <= self.gone)
                         or (self.decided is not None and near_new >= self.decided * (near_new + near_old)
