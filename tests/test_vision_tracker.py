@@ -610,17 +610,20 @@ def test_a_new_piles_pending_card_not_seen_again_within_the_grace_is_forgotten()
 
 
 def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40,
-                       tips: tuple[tuple[int, int], ...] = ()) -> tuple[ArrivalTimer, np.ndarray]:
+                       tips: tuple[tuple[int, int], ...] = (),
+                       lulls: tuple[int, ...] = ()) -> tuple[ArrivalTimer, np.ndarray]:
     """Frames 0..n-1 of a pile whose top card lies still, with a hand blob moving over it in
-    each ``[start, end]`` frame run of ``runs``, and a fingertip (a few per cent of the card)
-    moving on its right edge in each run of ``tips``."""
+    each ``[start, end]`` frame run of ``runs`` (by the same distance every frame, but in the
+    frames of ``lulls``, where it barely moves: a hand that stopped to let go), and a fingertip
+    (a few per cent of the card) moving on its right edge in each run of ``tips``."""
     timer = ArrivalTimer(scale=0.5, fps=30)
     quad = card(200, 150, 60, 84)
+    x = 150
     for i in range(n):
         img = np.full((360, 480, 3), 90, np.uint8)
         cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
         if any(a <= i <= b for a, b in runs):
-            x = 160 + 12 * (i % 4)                   # a hand, somewhere else in each frame
+            x = x + 4 if i in lulls else (200 if x < 175 else 150)
             cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
         elif any(a <= i <= b for a, b in tips):
             x = 214 + 6 * (i % 2)
@@ -642,12 +645,23 @@ def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, land
     assert (got if got is None else round(got * 30)) == landed
 
 
+def test_a_second_landing_is_read_before_the_lull_of_the_hand_letting_go():
+    # the second hand brings its copy over frames 13-21 and stops to let go in frame 17 (it
+    # barely moves between frames 17 and 18), then goes back over frames 19-21; the take-back
+    # is frames 27-30. It let go in frame 17, not when it had left the pile (frame 22)
+    timer, quad = _timer_with_motion([(13, 21), (27, 30)], lulls=(18,))
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 17
+    timer.dip = None
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 22
+
+
 def test_a_second_landing_ignores_the_fingertips_leaving_after_it():
     # the second hand brings its copy over frames 13-17 and lets go; its fingertips still
     # brush the pile's edge in frames 20-21 (a few pixels move); the take-back is frames
     # 27-30. The landing is read after the big run, not after the fingertips
     timer, quad = _timer_with_motion([(13, 17), (27, 30)], tips=((20, 21),))
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 18
+    timer.dip = None  # the fingertips' own run, read to its end
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30, strong=0.0) * 30) == 22
 
 

@@ -19,7 +19,8 @@ vote of the others counts when they are at least ``free`` of the changed pixels.
 
 The second card of a contested pair may lie exactly where the first lies (the first is not
 covered in a way the pixels show), so :meth:`ArrivalTimer.second_landing` reads motion instead:
-the hand that brings the second copy, lets go and leaves, before the hand that takes it back.
+the hand that brings the second copy, slows to a stop, lets go and leaves, before the hand that
+takes it back.
 """
 
 from __future__ import annotations
@@ -120,12 +121,29 @@ class ArrivalTimer:
             9274-9279 (259 plays): no gain, models 235 -> 234 (a play now within two frames, two
             now 2.1 frames early), perfect eyes 235 -> 235; then on six more, 9280-9285 (310
             plays): models 278 -> 284, perfect eyes 282 -> 286. None: never.
+        dip: :meth:`second_landing` reads the hand letting go of its card in the run of motion
+            that brought it as the frame before the run's last lull: the last frame, neither
+            the run's first nor its last, whose motion share is at most ``dip`` times the
+            largest share both before it and after it in the run (a hand placing a card slows
+            to a stop, lets go, and speeds up again going back; the lull is the frame in which
+            it barely moved since the one before, so it let go in that one). Without a lull,
+            and with None, the run's last moving frame, which with the hand going back to rest
+            is the frame in which it has cleared the pile, two or three frames after it let
+            go: on 18 tuning rounds drawn with hands going back (9268-9285, 2026-12-05,
+            session 49; 845 plays, 34 collisions) the losers of collisions were timed +1.8 to
+            +5 frames late, median about +2.7. Plays all right with perfect eyes, None / 0.5 /
+            0.7 / 0.85 / 1.0: 785 / 798 / 800 / 803 / 803 (plays 2-3 frames late 21 -> 9);
+            with the models' looks, None / 0.7 / 0.85: 769 / 780 / 783. Reading the lull
+            frame itself rather than the one before: the same totals at 0.5 and 0.85, answers
+            0.3 to 1 frame later. On the 18 older rounds drawn with hands vanishing after a
+            release (9250-9267, no slowing down going back) it costs 3 plays of 939 with
+            perfect eyes (917 -> 914).
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.15,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
-                 decided: float | None = 0.75) -> None:
+                 decided: float | None = 0.75, dip: float | None = 0.85) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
@@ -137,6 +155,7 @@ class ArrivalTimer:
         self.gone = gone
         self.seen = float(seen)
         self.decided = decided
+        self.dip = dip
 
     def push(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
@@ -260,7 +279,8 @@ class ArrivalTimer:
         ``moving`` of the quad's pixels changed by more than ``threshold`` grey levels since the
         frame before. Before the take-back come the first player's hand leaving and the second
         hand bringing its card, as one run when they overlap in time or as two; the landing is
-        the last moving frame of the run just before the take-back (the hand letting go); a run
+        read in the run just before the take-back: the hand letting go, the frame before the
+        run's last lull (``dip``) or else its last moving frame; a run
         still going on at ``until`` is not the take-back, which has ended by then. The
         second copy may lie exactly as the first, so the state after the landing need not differ
         from the state before it: motion, not the state, is read. None also when fewer than two
@@ -274,8 +294,8 @@ class ArrivalTimer:
 
         With ``taken_back=False``, ``until`` comes before the take-back (another card was laid
         on the pile first, at ``until`` or just after, and the loser's copy was pulled out from
-        under it later): the landing is then the last moving frame of the last run that ended
-        by ``until``, and one run is enough.
+        under it later): the landing is then read, as above, in the last run that ended by
+        ``until``, and one run is enough.
         """
         idx = [i for i, (_, t, _) in enumerate(self.frames) if t_first < t <= until]
         if len(idx) < 3 or idx[0] == 0:
@@ -297,8 +317,19 @@ class ArrivalTimer:
             runs.pop()  # still moving at ``until``: another hand passing, not the take-back done
         if not taken_back:
             # no take-back in the window: the last run that ended is the second hand's
-            return float(self.frames[idx[runs[-1][1] - 1]][1]) if runs else None
+            return float(self.frames[idx[self._release(shares, *runs[-1])]][1]) if runs else None
         if len(runs) < 2:
             return None  # no take-back seen apart from the landing: cannot tell
-        end = runs[-2][1] - 1  # the last moving frame before the take-back: the hand letting go
+        end = self._release(shares, *runs[-2])  # the run before the take-back: the hand letting go
         return float(self.frames[idx[end]][1])
+
+    def _release(self, shares: list[float], start: int, end: int) -> int:
+        """The position in ``shares`` (per-frame motion over a pile, as in
+        :meth:`second_landing`) of the frame in which the hand of the run of motion
+        ``[start, end)`` let go of its card: the frame before the last lull of the run (see
+        ``dip`` in the class docstring), else the run's last moving frame."""
+        if self.dip is not None:
+            for k in range(end - 2, start, -1):
+                if shares[k] <= self.dip * min(max(shares[start:k]), max(shares[k + 1:end])):
+                    return k - 1
+        return end - 1
