@@ -69,6 +69,7 @@ def test_a_copy_that_left_its_zone_long_before_loses_to_the_hand_that_laid_the_c
     events = []
     for _ in range(4):
         events += look([("5D", card(500, 300))], [hand(120, 400)])
+    events += tr.flush()  # the source ends: a play still kept back as doubtful is reported
     plays = [e for e in events if e["type"] == "play" and e["card"] == "5D"]
     assert [p["player"] for p in plays] == ["blue"]
     assert tr.attributions[-1][-1] == "hand_track"

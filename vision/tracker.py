@@ -488,6 +488,42 @@ class TrackerSettings:
             plays are timed 2.5 and 3.3 frames late). Counting from ``left_t`` for every copy:
             with the models r9272's purple 5S became a false loser. Six new rounds 9280-9285:
             no change with the models.
+        weak_change: a new card on a pile (a new top, or a new pile's first card) whose
+            confirming looks read it with a mean label probability under this is not
+            confirmed yet: it stays pending until the mean reaches this or it has been seen in
+            ``weak_confirm`` looks (0 turns it off). On the 18 tuning rounds 9268-9285 with the
+            models (2026-12-05, session 50), all 9 plays confirmed under 0.75 were extra plays
+            (another card read for a moment: a club ace read as the two, a 3C pile top read as
+            a 2S while an arm crossed it) and 4 of the 12 confirmed at 0.75-0.9; on the older
+            rounds 9250-9267 the 17 confirmed under 0.75 were true plays but 1 (one round,
+            r9263, reads every card weakly), which the looks they stay in confirm. At 0.75:
+            tuning rounds plays all right 783 -> 785 of 845, extra plays 35 -> 23; older
+            rounds 897 -> 896 of 939 (r9265's JC, read at 0.34, confirmed 12 s late), extra
+            10 -> 11. 0.8 lost 2 plays on the tuning rounds; a ``weak_confirm`` of 4 or 100
+            changed nothing there.
+        weak_confirm: see ``weak_change``, looks.
+        still_there: a held contested pair whose hold passed with neither copy back
+            (:meth:`RoundTracker._expired`) is one play, the other copy's, when one copy was
+            last seen in its zone less than this many seconds before the landing (or after
+            it): too late to have been carried to the pile (the played copy leaves its zone
+            0.15 s or more before its landing in 686 of 704 plays of the tuning rounds; the
+            late one was covered where it lay). 0 turns it off. Tuning rounds 9268-9285 with
+            the models: extra plays 35 -> 32 (three false ties: r9269's 4S and TH, r9278's
+            2C), points off 28 -> 25, nothing else changed; older rounds: no change. At 0.18
+            two true plays were lost.
+        doubt_hold: a play of confidence under ``doubt_below`` is kept back this many
+            seconds before it is reported (at its own time, as a held contested pair is);
+            when the pile's card under it shows again meanwhile (the pile's take-back), the
+            new top was another card misread for a moment, and the play and the take-back are
+            both dropped. 0 turns it off. On the tuning rounds with the models, 17 of the 35
+            extra plays were taken back 0.13-0.6 s after their landing, with confidence
+            0.14-0.82 (7 owners named by the ``uncertain`` rule, 4 by a vanished copy read
+            weakly; the 2S of r9270 three times on a 3C pile); the true plays taken back that
+            soon were collision losers (confidence 0.8, held as pairs anyway) and one inferred
+            owner (0.68, whose take-back is another player's). Tuning rounds: extra plays
+            35 -> 20, plays all right unchanged (783); with ``weak_change`` as well, 785 and
+            18; older rounds: no change; 0.8 s as 0.6 s. Costs latency for the plays kept.
+        doubt_below: see ``doubt_hold``.
     """
 
     confirm: int = 2
@@ -545,6 +581,11 @@ class TrackerSettings:
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
     left_when_carried: bool = True
+    weak_change: float = 0.75
+    weak_confirm: int = 5
+    still_there: float = 0.12
+    doubt_hold: float = 0.6
+    doubt_below: float = 0.75
 
 
 @dataclass
@@ -760,7 +801,7 @@ class PileTracker:
                 pend.quad = s.quad
             else:
                 p.pending = pend = _Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob])
-            if pend.count < st.confirm:
+            if pend.count < st.confirm or self._weakly_read(pend):
                 continue
             p.pending = None
             prob = float(np.mean(pend.probs))
@@ -780,6 +821,13 @@ class PileTracker:
         self._recent.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4),
                              [(u.label, u.box) for u in unmatched]))
         return out
+
+    def _weakly_read(self, pend: _Pending) -> bool:
+        """Whether the change ``pend`` is read too weakly so far to confirm: its mean label
+        probability is under ``weak_change`` and it has been seen in fewer than
+        ``weak_confirm`` looks (see :class:`TrackerSettings`)."""
+        st = self.settings
+        return pend.count < st.weak_confirm and float(np.mean(pend.probs)) < st.weak_change
 
     def _read_on(self, p: _Pile, s: Sighting, look: Look) -> Sighting:
         """``s``, a face seen on pile ``p``, with the rules' prior (``rules_prior``) for the
@@ -852,7 +900,7 @@ class PileTracker:
                     pend.probs.append(s.prob)
                     pend.quad = s.quad
                     used.add(i)
-                    if pend.count >= st.confirm:
+                    if pend.count >= st.confirm and not self._weakly_read(pend):
                         pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame)
                         self.piles.append(pile)
                         out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
@@ -1173,6 +1221,7 @@ class RoundTracker:
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
+        self._doubtful: list[tuple[float, dict[str, Any]]] = []  # (until, play) held (``doubt_hold``)
         self._took_back: set[tuple[str, str, int]] = set()  # (player, card, pile) of the inferred take-backs
         self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
         self.ended_at: float | None = None
@@ -1219,7 +1268,8 @@ class RoundTracker:
         """The source ended: the plays of every contested pair still held, as if its hold had
         passed (play dicts as :meth:`update` returns, in time order)."""
         events = [ev for h in self._held for ev in self._expired(h)]
-        self._held = []
+        events += [ev for _, ev in self._doubtful]
+        self._held, self._doubtful = [], []
         return sorted(events, key=lambda e: e["t"])
 
     def update(self, look: Look) -> list[dict[str, Any]]:
@@ -1250,6 +1300,8 @@ class RoundTracker:
             t = self.arrival(cand) if self.arrival else cand.t_seen
             if cand.kind == "take_back":
                 owners = self._owner_of_pile_card.get((cand.pile, cand.label)) or []
+                if self._withdraw_doubtful(cand, owners):
+                    continue
                 player = owners.pop() if owners else None
                 if player is not None:
                     events.append({"t": round(t, 4), "type": "take_back", "player": player,
@@ -1267,7 +1319,47 @@ class RoundTracker:
             events.extend(self._expired(h))
         if self.settings.infer_take_backs:
             events.extend(self._taken_back(returned, look))
+        events = self._hold_doubtful(events, look.t)
         return sorted(events, key=lambda e: e["t"])
+
+    def _hold_doubtful(self, events: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+        """``events`` less the plays of confidence under ``doubt_below`` (kept back for
+        ``doubt_hold`` seconds from ``now``, the look's time: :meth:`_withdraw_doubtful`), plus
+        the plays kept back before whose time is up or whose card another event takes back
+        (reported first, so the take-back has its play)."""
+        st = self.settings
+        if st.doubt_hold <= 0:
+            return events
+        out = []
+        for ev in events:
+            if ev["type"] == "play" and ev.get("confidence", 1.0) < st.doubt_below:
+                self._doubtful.append((now + st.doubt_hold, ev))
+            else:
+                out.append(ev)
+        backs = {(ev["pile"], ev["card"], ev["player"]) for ev in out if ev["type"] == "take_back"}
+        for item in list(self._doubtful):
+            until, ev = item
+            if now >= until or (ev["pile"], ev["card"], ev["player"]) in backs:
+                self._doubtful.remove(item)
+                out.append(ev)
+        return out
+
+    def _withdraw_doubtful(self, cand: PlayCandidate, owners: list[str]) -> bool:
+        """Whether the pile's take-back ``cand`` (its top card gone, the card under it seen
+        again) undoes a play still kept back as doubtful (:meth:`_hold_doubtful`): the top was
+        another card misread for a moment, not a play; the play is dropped with its owner
+        (``owners``, the pile card's credited players, loses it) and nothing is reported."""
+        for item in reversed(self._doubtful):
+            _, ev = item
+            if ev["pile"] == cand.pile and ev["card"] == cand.label and owners and owners[-1] == ev["player"]:
+                self._doubtful.remove(item)
+                owners.pop()
+                for p in reversed(self._plays):
+                    if p["pile"] == ev["pile"] and p["card"] == ev["card"] and p["player"] == ev["player"]:
+                        self._plays.remove(p)
+                        break
+                return True
+        return False
 
     def _report(self, cand: PlayCandidate, t: float, look: Look, events: list[dict[str, Any]],
                 scale: float = 1.0) -> None:
@@ -1444,9 +1536,21 @@ class RoundTracker:
             return [] if track == h["first"] else [self._held_play(h, h["t"])]
         if track in (h["first"], h["player"]):
             return [self._held_play(h, h["t"], first=track == h["first"])]
+        if st.still_there > 0:
+            late = [name for name in (h["first"], h["player"]) if self._still_there(name, h["card"], h["t"])]
+            if len(late) == 1:
+                return [self._held_play(h, h["t"], first=late[0] == h["player"])]
         if st.contest_later:
             return [self._held_play(h, h["t"])]
         return [self._held_play(h, h["t"], first=True), self._held_play(h, h["t"])]
+
+    def _still_there(self, name: str, label: str, t: float) -> bool:
+        """Whether ``name``'s copy of ``label`` was last seen in its zone less than
+        ``still_there`` seconds before the landing at ``t`` (or after it, in the same stay in
+        the zone: a copy seen back later is a return, not this): too late to have been carried
+        to the pile (see :class:`TrackerSettings`)."""
+        zc = self.zone_cards.cards.get(name, {}).get(label)
+        return zc is not None and zc.first_seen_t <= t and zc.last_seen_t > t - self.settings.still_there
 
     def _covered_only(self, name: str, label: str, moved: bool, others: Sequence[str]) -> bool:
         """``name``'s copy of ``label``, back in its zone, was never seen moving while one of
