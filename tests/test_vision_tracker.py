@@ -126,28 +126,31 @@ def test_a_pile_top_read_weakly_is_confirmed_only_in_more_looks(looks, prob, wea
     assert (("play", "3S") in got) == played
 
 
+HOLD = TrackerSettings().doubt_hold
+
+
 @pytest.mark.parametrize("doubt_hold, back_after, events", [
     # the doubtful 3S (no zone lost one: the nearest zone's, confidence 0.16) is taken back by
-    # the pile 0.3 s after its confirmation: with the hold, neither is reported
-    (0.6, 3, [("play", "AH")]),
+    # the pile 0.2 s after its confirmation: with the hold, neither is reported
+    (HOLD, 3, [("play", "AH")]),
     (0.0, 3, [("play", "AH"), ("play", "3S"), ("take_back", "3S")]),
     # seen on the pile past the hold, it is reported (at its own time), then its take-back
-    (0.6, 10, [("play", "AH"), ("play", "3S"), ("take_back", "3S")]),
+    (HOLD, 10, [("play", "AH"), ("play", "3S"), ("take_back", "3S")]),
 ])
 def test_a_doubtful_play_its_pile_takes_back_within_the_hold_is_dropped(doubt_hold, back_after, events):
     assert _top_misread(back_after, 0.8, TrackerSettings(), doubt_hold=doubt_hold) == events
 
 
 def test_a_doubtful_play_is_reported_at_its_own_time_after_the_hold_or_by_flush():
-    s = Stream(doubt_hold=0.6)
+    s = Stream(doubt_hold=HOLD)
     s.repeat(2, RED_AH)
     s.repeat(3, ("AH", card(500, 300)))
     s.repeat(2, ("3S", card(500, 300)), prob=0.8)      # confirmed at the second look
     assert [e["card"] for e in s.events] == ["AH"]     # kept back
-    s.repeat(6, ("3S", card(500, 300)), prob=0.8)
+    s.repeat(round(HOLD * 10) + 1, ("3S", card(500, 300)), prob=0.8)
     plays = [e for e in s.events if e["card"] == "3S"]
-    assert len(plays) == 1 and plays[0]["t"] == pytest.approx(0.5) and plays[0]["confidence"] < 0.75
-    s2 = Stream(doubt_hold=0.6)
+    assert len(plays) == 1 and plays[0]["t"] == pytest.approx(0.5) and plays[0]["confidence"] < 0.6
+    s2 = Stream(doubt_hold=HOLD)
     s2.repeat(2, RED_AH)
     s2.repeat(3, ("AH", card(500, 300)))
     s2.repeat(2, ("3S", card(500, 300)), prob=0.8)     # the source ends within the hold

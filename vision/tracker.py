@@ -27,7 +27,9 @@ hand boxes. Three state machines run on these looks:
   card read weakly as an illegal one that no zone lost, while the one legal card did leave a
   zone, is that card. A clearly read card that skips cards of its suit (a 5D on a 3D) whose
   skipped cards all just left zones (``max_skipped``) means they went on the pile and were
-  covered before a look could confirm them: they are inferred as plays, under it.
+  covered before a look could confirm them: they are inferred as plays, under it. A change
+  read weakly (mean probability under ``weak_change``) needs ``weak_confirm`` looks, not
+  ``confirm``.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
@@ -63,8 +65,9 @@ hand boxes. Three state machines run on these looks:
   laid the card down came surely from one of the two zones (``contest_track``), only that
   player played it (the other copy was covered where it lay, moved within its zone, or
   misread), unless the other copy left its zone about as late (``track_gap``: both players
-  reached for the pile, a tie); with ``contest_later``, without such a hand, only the copy
-  that left its zone last. Pairs still held when the source ends are settled the same way
+  reached for the pile, a tie). Without such a hand, when one copy was still in its zone at
+  the landing (``still_there``), only the other was played; with ``contest_later``, only the
+  copy that left its zone last. Pairs still held when the source ends are settled the same way
   (:meth:`flush`). A copy read weakly that keeps coming back to its zone (``flicker``) is a
   card read on and off, never a collision's loser.
   A loser may pull their copy out from under the next card laid on the pile: its return
@@ -73,6 +76,9 @@ hand boxes. Three state machines run on these looks:
   throughout): a copy seen again after being hidden across another player's landing of the
   same card, while a hand from its zone went over that pile, was played second and taken back
   (``hidden_return``).
+* doubtful plays: a play of confidence under ``doubt_below`` is reported ``doubt_hold``
+  seconds late (at its own time); taken back by its pile meanwhile, it was the top misread
+  for a moment, and neither is reported.
 
 All positions are frame pixels; all times are seconds of media time (or of the live clock).
 """
@@ -520,9 +526,12 @@ class TrackerSettings:
             0.14-0.82 (7 owners named by the ``uncertain`` rule, 4 by a vanished copy read
             weakly; the 2S of r9270 three times on a 3C pile); the true plays taken back that
             soon were collision losers (confidence 0.8, held as pairs anyway) and one inferred
-            owner (0.68, whose take-back is another player's). Tuning rounds: extra plays
-            35 -> 20, plays all right unchanged (783); with ``weak_change`` as well, 785 and
-            18; older rounds: no change; 0.8 s as 0.6 s. Costs latency for the plays kept.
+            owner (0.68, whose take-back is another player's). Tuning rounds, with
+            ``weak_change`` and ``still_there``: extra plays 23 -> 15 at 0.6 s under 0.75, plays
+            all right unchanged (785); older rounds: no change. It costs latency: plays
+            reported more than 0.5 s after the hand left the card, tuning rounds 57 -> 90,
+            older rounds 75 -> 132 (r9263 reads every card weakly). Kept to 0.3 s under 0.6:
+            extra plays 16, late plays 58 and 79; 0.6 s under 0.5: 16, 59 and 85.
         doubt_below: see ``doubt_hold``.
     """
 
@@ -584,8 +593,8 @@ class TrackerSettings:
     weak_change: float = 0.75
     weak_confirm: int = 5
     still_there: float = 0.12
-    doubt_hold: float = 0.6
-    doubt_below: float = 0.75
+    doubt_hold: float = 0.3
+    doubt_below: float = 0.6
 
 
 @dataclass
@@ -1266,7 +1275,8 @@ class RoundTracker:
 
     def flush(self) -> list[dict[str, Any]]:
         """The source ended: the plays of every contested pair still held, as if its hold had
-        passed (play dicts as :meth:`update` returns, in time order)."""
+        passed, and the doubtful plays still kept back (``doubt_hold``) (play dicts as
+        :meth:`update` returns, in time order)."""
         events = [ev for h in self._held for ev in self._expired(h)]
         events += [ev for _, ev in self._doubtful]
         self._held, self._doubtful = [], []
