@@ -30,9 +30,9 @@ WEAK_LOOKS = TrackerSettings().weak_confirm
 class Stream:
     """Feeds looks 0.1 s apart (stride 3 at 30 fps) to a RoundTracker and collects events.
 
-    Doubtful plays are reported at once (``doubt_hold`` 0) unless ``settings`` names a
-    ``doubt_hold``: most streams here end just after the play they are about, and the hold
-    has tests of its own."""
+    Doubtful plays are reported at once unless ``doubt_hold`` is given (it replaces the one of
+    ``settings``): most streams here end just after the play they are about, and the hold has
+    tests of its own."""
 
     def __init__(self, settings: TrackerSettings | None = None, arrival=None, doubt_hold: float = 0.0) -> None:
         settings = dataclasses.replace(settings or TrackerSettings(), doubt_hold=doubt_hold)
@@ -129,7 +129,7 @@ def test_a_pile_top_read_weakly_is_confirmed_only_in_more_looks(looks, prob, wea
 HOLD = TrackerSettings().doubt_hold
 
 
-@pytest.mark.parametrize("doubt_hold, back_after, events", [
+@pytest.mark.parametrize("doubt_hold, misread_looks, events", [
     # the doubtful 3S (no zone lost one: the nearest zone's, confidence 0.16) is taken back by
     # the pile 0.2 s after its confirmation: with the hold, neither is reported
     (HOLD, 3, [("play", "AH")]),
@@ -137,8 +137,8 @@ HOLD = TrackerSettings().doubt_hold
     # seen on the pile past the hold, it is reported (at its own time), then its take-back
     (HOLD, 10, [("play", "AH"), ("play", "3S"), ("take_back", "3S")]),
 ])
-def test_a_doubtful_play_its_pile_takes_back_within_the_hold_is_dropped(doubt_hold, back_after, events):
-    assert _top_misread(back_after, 0.8, TrackerSettings(), doubt_hold=doubt_hold) == events
+def test_a_doubtful_play_its_pile_takes_back_within_the_hold_is_dropped(doubt_hold, misread_looks, events):
+    assert _top_misread(misread_looks, 0.8, TrackerSettings(), doubt_hold=doubt_hold) == events
 
 
 def test_a_doubtful_play_is_reported_at_its_own_time_after_the_hold_or_by_flush():
