@@ -1580,3 +1580,22 @@ def test_an_uncarried_copy_back_in_its_zone_was_a_collision_loser_when_a_second_
     assert _uncarried_copy_back(TrackerSettings(), second_seen=True) == loser
     assert _uncarried_copy_back(TrackerSettings(), second_seen=False) == [("play", "red", "AH")]
     assert _uncarried_copy_back(TrackerSettings(covered_unless_second=False), second_seen=True) == [("play", "red", "AH")]
+
+
+@pytest.mark.parametrize("flight_window, seen_before, owner", [
+    (1.0, 0.5, "red"),     # seen on its way from red's side half a second before it landed
+    (1.0, 1.5, "blue"),    # seen too long before: the hand over the pile decides
+    (0.0, 0.5, "blue"),    # (rule off)
+])
+def test_a_card_seen_on_its_way_to_the_pile_belongs_to_the_zone_it_came_from(flight_window, seen_before, owner):
+    s = Stream(TrackerSettings(flight_window=flight_window))
+    s.repeat(2)
+    s.look(("AH", card(600, 510)))    # between the shared area and red's zone, in no zone
+    s.repeat(round(seen_before * 10) - 1)
+    # first seen on the pile seen_before seconds later (looks 0.1 s apart), a hand over it
+    # from blue's side
+    s.repeat(2, ("AH", card(500, 300)), hands=[[190, 250, 520, 340]])
+    s.repeat(3, ("AH", card(500, 300)))
+    plays = [e for e in s.events if e["type"] == "play"]
+    assert [(p["player"], p["card"]) for p in plays] == [(owner, "AH")]
+    assert plays[0]["confidence"] <= 0.6
