@@ -60,7 +60,14 @@ class ArrivalTimer:
             after the landing often covers 80-90 % of the card's changed pixels, and the
             arrival then waited for it to go (20 tuning rounds of 2026-12-03, 995 plays, all
             right 0.3 -> 0.15: perfect eyes 946 -> 951, models 900 -> 902; 0.1 and 0.05 the
-            same as 0.15). None: hands never abstain.
+            same as 0.15). 0.05 since 2026-12-05 (session 51): with hands going back to rest
+            after a release, the hand box of the looks on either side of a frame often covers
+            85-90 % of the card (r9268's green 6D, landed in frame 1245: 13 % of its changed
+            pixels outside the box in frames 1245-1247, 84-100 % of them voting "new"; timed
+            1248 at 0.15). 18 tuning rounds 9268-9285 (845 plays), plays all right 0.15 / 0.1 /
+            0.05 / 0.02: models 786 / 787 / 789 / 789, perfect eyes (0.15 / 0.05) 804 / 806;
+            older rounds 9250-9267 with the models 899 / 899 (0.05); rounds 9286-9297 582 /
+            585 of 651. None: hands never abstain.
         both: walk back from the first look that showed the new card too (``frame_seen``), not
             only from the latest frame, and take the earlier arrival: by the confirming look the
             next card or hand may already lie over the new one, and the walk from there then
@@ -141,7 +148,7 @@ class ArrivalTimer:
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
-                 on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.15,
+                 on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.05,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
                  decided: float | None = 0.75, dip: float | None = 0.85) -> None:
         self.scale = float(scale)
