@@ -343,6 +343,39 @@ def test_a_card_held_a_little_off_its_place_has_not_arrived_yet(grow, landed):
     assert timer(cand) == pytest.approx(landed / 30)
 
 
+def _pile_frames(timer: ArrivalTimer, hand_until: int, covered_from: int = 10, cover_from: int = 22) -> None:
+    """Push 30 frames of a pile (a 60 x 84 px card at (200, 150)) into ``timer``: a grey card
+    on it from the start, a white one (the covered card) from frame ``covered_from``, a hand
+    (a dark box over the card's lower half, moving 12 px to and fro) over it from two frames
+    before ``covered_from`` until ``hand_until``, and from frame ``cover_from`` a third card
+    (light grey, with a mark) over both."""
+    quad = card(200, 150, 60, 84)
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (150, 150, 150))
+        if i >= covered_from:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        if i >= cover_from:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (190, 190, 190))
+            cv2.putText(img, "7", (180, 140), cv2.FONT_HERSHEY_SIMPLEX, 1, (0, 0, 200), 2)
+        if covered_from - 2 <= i < hand_until:
+            x = 170 + 12 * (i % 2)
+            cv2.rectangle(img, (x, 150), (x + 40, 200), (40, 40, 40), -1)
+        timer.push(i, i / 30, img)
+
+
+@pytest.mark.parametrize("hand_until, landed", [(13, 10), (22, None)])
+def test_a_covered_cards_landing_is_read_from_the_still_pile_before_the_next_hand(hand_until, landed):
+    # the covered card lands in frame 10; the hand that laid it leaves by frame 13 and the pile
+    # lies still until the next card covers it in frame 22: the walk back from the still
+    # frames finds frame 10. A hand over the pile until the next card: no still frame, None.
+    timer = ArrivalTimer(scale=0.5, fps=30)
+    _pile_frames(timer, hand_until)
+    cand = PlayCandidate("play", 1, "7H", card(200, 150, 60, 84), 24 / 30, 24, 3, 0.99)
+    got = timer.covered_landing(cand, 22 / 30)
+    assert (got if got is None else round(got * 30)) == landed
+
+
 @pytest.mark.parametrize("arm_top, free, landed", [(158, 0.3, 17), (158, None, 23), (125, 0.15, 17), (125, 0.3, 23),
                                                    (120, 0.05, 17), (120, 0.15, 23)])
 def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(arm_top, free, landed):
@@ -1168,10 +1201,12 @@ def test_a_weakly_read_illegal_pile_card_is_the_legal_one_that_just_left_a_zone(
     assert _pile_card_read_as("QH", 0.4, red_2h_leaves=False)[1][1] == "QH"
 
 
-def _covered_at_once(two_leaves: bool) -> list[dict]:
+def _covered_at_once(two_leaves: bool, covered_landing=None) -> list[dict]:
     """Red's AH on pile 1; red's 2H (if ``two_leaves``) and 3H leave red's zone, and the pile
-    shows the 3H: the 2H was covered before a look confirmed it."""
+    shows the 3H: the 2H was covered before a look confirmed it. ``covered_landing``: the
+    tracker's callback of that name."""
     s = Stream()
+    s.tracker.covered_landing = covered_landing
     ace = ("AH", 0.99, card(500, 300))
     two, three = ("2H", 0.99, card(600, 600)), ("3H", 0.99, card(700, 600))
     for _ in range(2):
@@ -1194,6 +1229,15 @@ def test_a_card_covered_before_a_look_confirmed_it_is_inferred_from_the_zone_it_
     # the 2H never left red's zone: the 3H on the ace is an illegal play, for the referee
     plays = _covered_at_once(False)
     assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "3H")]
+
+
+@pytest.mark.parametrize("read, before", [(0.37, 0.37), (None, 0.2)])
+def test_a_covered_cards_landing_is_read_from_the_frames_when_they_show_it(read, before):
+    # the frames show when the covered 2H landed (``covered_landing``): that is its time;
+    # when they cannot tell, it landed 0.2 s before the 3H over it
+    plays = _covered_at_once(True, lambda cand, until: None if read is None else until - read)
+    assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
+    assert plays[2]["t"] - plays[1]["t"] == pytest.approx(before)
 
 
 def test_a_player_whose_copy_is_on_a_foundation_is_not_the_owner_of_another():

@@ -274,6 +274,39 @@ class ArrivalTimer:
                     break
         return float(self.frames[earliest][1])
 
+    def covered_landing(self, cand: PlayCandidate, until: float, threshold: int = 18,
+                        moving: float = 0.03, least: float = 0.1) -> float | None:
+        """When a card landed that ``cand``'s card covered (laid on the pile at ``until``
+        seconds, before any look showed the card under it), seconds; None when the frames
+        cannot tell.
+
+        The last still frame before ``until`` (fewer than ``moving`` of the quad's pixels
+        changed by more than ``threshold`` grey levels since the frame before) in which the
+        pile differs from its old state (``cand.frame_before``) in at least ``least`` of the
+        quad's pixels shows the covered card on the pile, before the hand bringing the next
+        one came over it; the covered card's arrival is read from there as :meth:`__call__`
+        reads a confirmed one (the walk back of the module docstring). None when no such frame
+        is buffered (the hand came straight back with the next card, or the frames are gone).
+        """
+        if not self.frames:
+            return None
+        i_old = self._at(max(cand.frame_before, 0))
+        if i_old is None:
+            return None
+        mask = self._mask(cand.quad)
+        if not mask.any():
+            return None
+        old = self.frames[i_old][2][mask]
+        ends = [i for i, (_, t, _) in enumerate(self.frames) if i > i_old + 1 and t < until - 1e-6]
+        for i in reversed(ends):
+            g = self.frames[i][2][mask]
+            if np.mean(np.abs(g - self.frames[i - 1][2][mask]) > threshold) >= moving:
+                continue
+            if np.mean(np.abs(g - old) > threshold) >= least:
+                t = self._walk(cand, i)
+                return t if t < until else None
+        return None
+
     def second_landing(self, quad: np.ndarray, t_first: float, until: float,
                        threshold: int = 18, moving: float = 0.03, taken_back: bool = True,
                        strong: float = 0.15) -> float | None:

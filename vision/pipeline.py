@@ -111,7 +111,8 @@ class RefereePipeline:
         self.stride = max(int(stride), 1)
         self.arrival = ArrivalTimer(fps=fps)
         self.tracker = RoundTracker(table, settings, arrival=self.arrival, changed=self.arrival.changed,
-                                    second_landing=self.arrival.second_landing)
+                                    second_landing=self.arrival.second_landing,
+                                    covered_landing=self.arrival.covered_landing)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])
         for name, _ in self.calls:

@@ -1222,6 +1222,11 @@ class RoundTracker:
             (:meth:`nertz.vision.arrival.ArrivalTimer.second_landing`; ``taken_back=False``
             when another card was laid on the pile before the take-back); without it, or when
             it cannot tell, one frame past the tie window after the first.
+        covered_landing: optional ``f(candidate, until) -> t | None``: when a card landed
+            that the candidate's card, laid at ``until`` seconds, covered before a look could
+            confirm it (:meth:`nertz.vision.arrival.ArrivalTimer.covered_landing`), for the
+            skipped cards (``max_skipped``); without it, or when it cannot tell, 0.2 s before
+            the card over it.
 
     Raises:
         ValueError: the table has no shared area.
@@ -1231,7 +1236,8 @@ class RoundTracker:
                  arrival: Callable[[PlayCandidate], float] | None = None,
                  hand_owner: Callable[[PlayCandidate], tuple[str, float] | None] | None = None,
                  changed: Callable[[PlayCandidate], float | None] | None = None,
-                 second_landing: Callable[[np.ndarray, float, float], float | None] | None = None) -> None:
+                 second_landing: Callable[[np.ndarray, float, float], float | None] | None = None,
+                 covered_landing: Callable[[PlayCandidate, float], float | None] | None = None) -> None:
         if table.shared_area is None:
             raise ValueError("the table file has no shared_area: run nertz calibrate first")
         self.table = table
@@ -1243,6 +1249,7 @@ class RoundTracker:
         self.arrival = arrival
         self.hand_owner = hand_owner
         self.second_landing = second_landing
+        self.covered_landing = covered_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
@@ -1430,10 +1437,18 @@ class RoundTracker:
         each of them left a zone (seen there in at least ``zone_confirm`` looks) within
         ``vanish_window`` seconds: they went on the pile and were covered before a look could
         confirm them (``RULES.md``: a foundation is built up in suit from the ace, so a 5D on
-        a 3D means a 4D under it). At most ``max_skipped`` cards, each inferred as a play
-        0.2 s before the next (its time is not seen; 0.21 s was the closest two plays of one
-        hand came in the rendered rounds), under ``cand`` on the pile. None when a skipped
-        card left no zone: then ``cand`` is an illegal play, for the referee to rule.
+        a 3D means a 4D under it). At most ``max_skipped`` cards, inferred as plays under
+        ``cand`` on the pile: the last one landed when the frames show it (``covered_landing``:
+        the still pile before the hand bringing ``cand`` came over it), else 0.2 s before
+        ``cand`` (0.21 s was the closest two plays of one hand came in the rendered rounds of
+        2026-12-02), and each one before it 0.2 s before the next. On the 18 tuning rounds
+        9268-9285 (2026-12-05, session 51), all 4 skipped cards with perfect eyes were timed
+        3.8 to 12.5 frames late at 0.2 s (the next card came 0.34-0.62 s later); read from
+        the frames, all within half a frame (with the models, 5 of 6: the sixth's covering
+        card was itself timed 9.6 frames early). Plays all right, models: tuning rounds
+        789 -> 794 of 845, older rounds 9250-9267 899 -> 900 of 939, rounds 9286-9297
+        585 -> 589 of 651. None when a skipped card left no zone: then ``cand`` is an illegal
+        play, for the referee to rule.
 
         Returns:
             ``[(candidate, t)]`` for the skipped cards, in the order they landed (times in
@@ -1461,9 +1476,13 @@ class RoundTracker:
         for label in missing:
             if not any(f[2] >= st.zone_confirm for f in self.zone_cards.vanished(label, t, st.vanish_window)):
                 return []
+        # the last skipped card's landing read from the frames (the still pile before the
+        # next hand came over it), else 0.2 s before the card over it; one before another 0.2 s
+        last = self.covered_landing(cand, t) if self.covered_landing is not None else None
+        last = t - 0.2 if last is None else last
         out = []
         for k, label in enumerate(missing):
-            tk = t - (len(missing) - k) * 0.2
+            tk = last - (len(missing) - 1 - k) * 0.2
             p.cards.insert(len(p.cards) - 1, _Card(label, cand.quad, tk, cand.frame_seen))
             out.append((replace(cand, label=label, t_seen=tk), tk))
         return out
