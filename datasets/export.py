@@ -412,8 +412,10 @@ def _frames(index: int, seed: int, frames: int, opts: dict,
     # as on a phone photo of a few cards
     close = bool(rng.random() < float(opts.get("close_p", 0.2)))
     fill = float(np.exp(rng.uniform(math.log(1.3), math.log(3.5)))) if close else None
+    designs = opts.get("designs")  # drawn only when given: the sets made without stay the same
+    design = str(designs[int(rng.integers(len(designs)))]) if designs else None
     scene = make_scene(rnd.table["players"], int(rng.integers(1 << 31)), resolution=res, fill=fill,
-                       max_canvas_px=float(opts.get("max_canvas_px", 6e6)))
+                       max_canvas_px=float(opts.get("max_canvas_px", 6e6)), design=design)
     scene_close[0] = close
     times = np.sort(rng.uniform(0, rnd.duration, frames))
     if jokers and "JK" not in scene.sprites.faces:
@@ -890,7 +892,10 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
             crops, each drawn with that probability, placed on a clutter object or a place
             away from the cards instead of around a card: :func:`background_origin`; their
             label files hold what falls inside, often nothing); obb: as detect;
-            ``resolution`` ((W, H) for every scene, default drawn), ``max_canvas_px`` (6e6).
+            ``resolution`` ((W, H) for every scene, default drawn), ``max_canvas_px`` (6e6);
+            every kind: ``designs`` (None: each scene's card design drawn from all of them; a
+            list of design names: drawn from those, to add scenes of the designs a model reads
+            worst).
 
     Returns:
         The dataset file to give ultralytics: ``out/data.yaml`` (detect) or ``out`` itself

@@ -165,6 +165,21 @@ def test_card_and_obb_sets_are_written(tmp_path):
     assert all(0.0 <= float(x) <= 1.0 for v in lines for x in v[1:])
 
 
+def test_a_set_can_be_drawn_from_chosen_card_designs(tmp_path, monkeypatch):
+    import nertz.datasets.render as render
+
+    designs, real = [], render.make_scene
+
+    def spy(*args, **kw):
+        designs.append(kw.get("design"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(render, "make_scene", spy)   # imported by the scene job when it runs
+    write_dataset("card", 4, 5, tmp_path / "card", crop=32, frames_per_scene=1, cards_per_frame=2,
+                  resolution=(480, 270), val_every=1000, designs=["kde-penguins", "ais-tango"])
+    assert designs and set(designs) <= {"kde-penguins", "ais-tango"}
+
+
 @pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
 def test_card_set_can_take_the_detectors_quads(tmp_path):
     out = write_dataset("card", 8, 5, tmp_path / "card", crop=32, frames_per_scene=1, cards_per_frame=8,
