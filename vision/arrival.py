@@ -20,7 +20,9 @@ vote of the others counts when they are at least ``free`` of the changed pixels.
 The second card of a contested pair may lie exactly where the first lies (the first is not
 covered in a way the pixels show), so :meth:`ArrivalTimer.second_landing` reads motion instead:
 the hand that brings the second copy, slows to a stop, lets go and leaves, before the hand that
-takes it back.
+takes it back. A card the next one covered before a look could confirm it (the tracker infers
+it from the pile's suit) is timed by :meth:`ArrivalTimer.covered_landing`: the walk back from
+the last still frame before the hand bringing the next card came over the pile.
 """
 
 from __future__ import annotations

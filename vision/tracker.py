@@ -1940,8 +1940,10 @@ class RoundTracker:
 
     def _by_flight(self, ev: _Evidence) -> _Ruled:
         """The zone nearest to where the card was seen on its way to the pile, outside every
-        zone and the shared area, in the ``flight_window`` seconds before the landing (each
-        sighting votes for its nearest zone, by its probability; busy players skipped)."""
+        zone and the shared area, in the ``flight_window`` seconds before the landing (or
+        within 0.1 s after it, a look's width: the landing time is the frames', the sightings'
+        the looks'); each sighting votes for its nearest zone by its probability, busy players
+        skipped."""
         st = self.settings
         if st.flight_window <= 0:
             return None
@@ -1949,8 +1951,7 @@ class RoundTracker:
         for t, label, prob, c in self._flight:
             if label != ev.cand.label or not ev.t - st.flight_window <= t <= ev.t + 0.1:
                 continue
-            dist = {n: -cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), True)
-                    for n, poly in self.zones.items() if n not in ev.busy}
+            dist = self._zone_distances(c, ev.busy)
             if dist:
                 best = min(dist, key=dist.get)
                 votes[best] = votes.get(best, 0.0) + prob
@@ -2012,9 +2013,15 @@ class RoundTracker:
             self.attributions.append((round(t, 4), cand.label, cand.pile, player, how))
         return attributed
 
+    def _zone_distances(self, point: Sequence[float], skip: set[str] | frozenset[str] = frozenset()) -> dict[str, float]:
+        """Each zone's (but ``skip``'s) distance from ``point`` (``(x, y)`` pixels) to its
+        polygon, pixels (negative inside it)."""
+        return {n: -cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True)
+                for n, poly in self.zones.items() if n not in skip}
+
     def _nearest_zone(self, quad: np.ndarray, busy: set[str] | frozenset[str] = frozenset()) -> str | None:
         c, _, _ = quad_pose(quad)
-        dist = {n: -cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), True) for n, poly in self.zones.items()}
+        dist = self._zone_distances(c)
         free = {n: d for n, d in dist.items() if n not in busy} or dist
         return min(free, key=free.get) if free else None
 
@@ -2031,8 +2038,7 @@ class RoundTracker:
                 if boxes_overlap(box, h[None]) <= 0.0:
                     continue
                 centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
-                dist = {n: -cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), True)
-                        for n, poly in self.zones.items() if n not in skip}
+                dist = self._zone_distances(centre, skip)
                 if dist:
                     best = min(dist, key=dist.get)
                     votes[best] = votes.get(best, 0) + 1
