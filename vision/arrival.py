@@ -215,11 +215,15 @@ class ArrivalTimer:
         i_old = self._at(max(cand.frame_before, 0))
         if i_old is None or i_old >= len(self.frames) - 1:
             return None
-        ref, old = self.frames[-1][2], self.frames[i_old][2]
         mask = self._mask(cand.quad)
         if not mask.any():
             return None
-        return float(np.mean(np.abs(ref[mask] - old[mask]) > threshold))
+        return self._changed_share(len(self.frames) - 1, i_old, mask, threshold)
+
+    def _changed_share(self, i: int, j: int, mask: np.ndarray, threshold: int) -> float:
+        """Fraction 0..1 of the ``mask`` pixels whose grey level differs by more than
+        ``threshold`` (0..255) between buffered frames ``i`` and ``j`` (buffer indices)."""
+        return float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[j][2][mask]) > threshold))
 
     def __call__(self, cand: PlayCandidate) -> float:
         """The arrival time (seconds) of the change ``cand`` describes; its ``t_seen`` when the
@@ -298,13 +302,11 @@ class ArrivalTimer:
         mask = self._mask(cand.quad)
         if not mask.any():
             return None
-        old = self.frames[i_old][2][mask]
         ends = [i for i, (_, t, _) in enumerate(self.frames) if i > i_old + 1 and t < until - 1e-6]
         for i in reversed(ends):
-            g = self.frames[i][2][mask]
-            if np.mean(np.abs(g - self.frames[i - 1][2][mask]) > threshold) >= moving:
+            if self._changed_share(i, i - 1, mask, threshold) >= moving:
                 continue
-            if np.mean(np.abs(g - old) > threshold) >= least:
+            if self._changed_share(i, i_old, mask, threshold) >= least:
                 t = self._walk(cand, i)
                 return t if t < until else None
         return None
@@ -345,8 +347,7 @@ class ArrivalTimer:
         mask = self._mask(quad, eroded=False)
         if not mask.any():
             return None
-        shares = [float(np.mean(np.abs(self.frames[i][2][mask] - self.frames[i - 1][2][mask]) > threshold))
-                  for i in idx]
+        shares = [self._changed_share(i, i - 1, mask, threshold) for i in idx]
         moves = [x > moving for x in shares]
         runs: list[tuple[int, int]] = []  # [start, end) positions in idx of runs of motion
         k = 0
