@@ -98,9 +98,11 @@ def _run_dir(name: str, project: Path) -> Path:
 
 def _loader_workers(device: str) -> int:
     """Data-loading processes for ultralytics: 0 on the CPU (its trainer forces 0 there anyway:
-    the cores are busy with the network), else up to 8 of this machine's cores, so that a GPU
-    is not left waiting on one process's augmentation (mosaic, HSV, perspective)."""
-    return 0 if str(device).lower() == "cpu" else min(8, os.cpu_count() or 1)
+    the cores are busy with the network), else all of this machine's cores but one, at most 16,
+    so that a GPU is not left waiting on augmentation (mosaic, HSV, perspective): YOLO11n-obb at
+    320 with 8 processes ran about 20 batches of 32 a second on a 16-core H200 machine, the
+    GPU mostly idle (session 42)."""
+    return 0 if str(device).lower() == "cpu" else max(1, min(16, (os.cpu_count() or 2) - 1))
 
 
 def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0, resume: bool = False,
@@ -116,7 +118,7 @@ def train_detector(data: Path, epochs: int = 30, imgsz: int = 320, seed: int = 0
         resume: continue ``project/name/weights/last.pt`` (same settings as it was started).
         model: architecture yaml (no download), e.g. ``yolo11n-obb.yaml`` for the oriented-box
             detector (data of ``kind="obb"``), or weights to fine-tune.
-        device: ``"cpu"`` or a CUDA index such as ``"0"`` (then the data loads in up to 8
+        device: ``"cpu"`` or a CUDA index such as ``"0"`` (then the data loads in up to 16
             processes, :func:`_loader_workers`; ``workers=`` in ``overrides`` overrides it).
         init: weights whose matching layers are loaded into ``model`` before training
             (``YOLO(model).load(init)``: e.g. the axis-aligned detector's backbone and head
