@@ -144,6 +144,47 @@ def test_refine_quad_finds_the_card_edges_near_a_rough_quad():
     np.testing.assert_allclose(same, order_quad(rough), atol=1e-4)
 
 
+def _slanted_card(deg: float, squash: float = 0.7) -> tuple[np.ndarray, np.ndarray]:
+    """A 36 x 50 px card turned by ``deg`` on a wooden table seen at a slant (heights times
+    ``squash``), as in the rendered rounds: (image, true quad). Its oriented box is a rectangle
+    around a parallelogram."""
+    truth = _rot(np.array([[82, 75], [118, 75], [118, 125], [82, 125]], float), deg)
+    truth[:, 1] = 100 + (truth[:, 1] - 100) * squash
+    img = np.zeros((200, 200, 3), np.uint8)
+    img[:] = (40, 75, 125)
+    cv2.fillConvexPoly(img, np.round(truth * 16).astype(np.int32), (225, 225, 230), cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(img, (0, 0), 0.8), truth
+
+
+@pytest.mark.parametrize("deg", [30, 50])
+def test_refine_quad_follows_a_card_seen_at_a_slant_from_the_box_around_it(deg):
+    img, truth = _slanted_card(deg)
+    rough = order_quad(cv2.boxPoints(cv2.minAreaRect(truth.astype(np.float32))))
+    new, ok = refine_quad(img, rough)
+    assert ok
+    assert corner_error(new, truth) < 1.5 < 3.0 < corner_error(rough, truth)
+    # a fit that may move a corner by a fifth of the short side (before session 52) is rejected
+    old, ok = refine_quad(img, rough, max_move=0.2, parallel=False)
+    assert not ok and corner_error(old, truth) > 3.0
+
+
+def test_refine_quad_keeps_opposite_sides_parallel_when_one_edge_is_partly_hidden():
+    truth = _rot(CARD, 25)
+    img = np.full((200, 200, 3), 50, np.uint8)
+    cv2.fillConvexPoly(img, np.round(truth * 16).astype(np.int32), (235, 235, 235), cv2.LINE_AA, 4)
+    # a dark sleeve over the lower 60 % of the right edge, its border 3 px inside the card, pulls
+    # that edge's votes inwards there and tilts a line fitted to them alone
+    u, v = (truth[1] - truth[0]) / 60, (truth[2] - truth[1]) / 90
+    p0 = truth[2] - 3 * u - 0.6 * 90 * v
+    sleeve = np.array([p0, p0 + 30 * u, truth[2] + 30 * u + 10 * v, truth[2] - 3 * u + 10 * v])
+    cv2.fillConvexPoly(img, np.round(sleeve * 16).astype(np.int32), (70, 60, 60), cv2.LINE_AA, 4)
+    rough = order_quad(_rot(CARD, 27))
+    free, _ = refine_quad(img, rough, parallel=False)
+    par, ok = refine_quad(img, rough)
+    assert ok
+    assert corner_error(par, truth) < 0.8 * corner_error(free, truth)
+
+
 def test_corner_error_and_calibration_error():
     assert corner_error(np.roll(CARD, 1, axis=0), CARD) == pytest.approx(0.0)
     assert corner_error(CARD + [3, 4], CARD) == pytest.approx(5.0)
@@ -353,6 +394,20 @@ def test_the_observer_tells_the_recognizer_which_faces_a_hand_overlaps():
     look = ModelObserver(rec)(0, 0.0, np.zeros((200, 300, 3), np.uint8))
     assert rec.calls == [[True, False]]  # the first face lies partly under the hand box
     assert [s.label for s in look.faces] == ["2C", "2C"] and len(look.hands) == 1
+
+
+def test_a_cache_of_looks_is_keyed_by_the_edge_refinement(monkeypatch):
+    import nertz.vision.detect as detect
+    from nertz.vision.observe import ModelObserver
+
+    class Refining:
+        refine = True
+
+    key = ModelObserver(Refining()).cache_key
+    assert f"refine v{detect.REFINE_VERSION} " in key and "max_move=0.4 parallel=True" in key
+    monkeypatch.setattr(detect.refine_quad, "__defaults__", detect.refine_quad.__defaults__[:-1] + (False,))
+    assert ModelObserver(Refining()).cache_key != key
+    assert "refine" not in ModelObserver(object()).cache_key
 
 
 @needs_id

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import gzip
+import inspect
 import json
 from pathlib import Path
 from typing import Any, Protocol
@@ -96,11 +97,20 @@ class ModelObserver:
 
     @property
     def cache_key(self) -> str:
-        """The settings that decide which names are kept and which faces count as whole cards
-        (the recognizer's ``whole_tilt_deg``), for caches of looks."""
+        """The settings that decide which names are kept, which faces count as whole cards
+        (the recognizer's ``whole_tilt_deg``) and how whole cards' edges are refitted
+        (:data:`~nertz.vision.detect.REFINE_VERSION` and :func:`~nertz.vision.detect.refine_quad`'s
+        defaults), for caches of looks."""
+        refine = ""
+        if getattr(self.recognizer, "refine", False):
+            from .detect import REFINE_VERSION, refine_quad
+
+            refine = f" refine v{REFINE_VERSION} " + " ".join(
+                f"{k}={v.default}" for k, v in inspect.signature(refine_quad).parameters.items()
+                if v.default is not inspect.Parameter.empty)
         return (f"reuse {self.reuse_iou} {self.reuse_diff} {self.reuse_changed} {STRONG_CHANGE}"
                 f" whole {getattr(self.recognizer, 'whole_tilt_deg', None)}"
-                + (" quads kept" if self._keeps_quads else ""))
+                + (" quads kept" if self._keeps_quads else "") + refine)
 
     @property
     def _keeps_quads(self) -> bool:
