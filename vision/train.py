@@ -100,8 +100,8 @@ def _loader_workers(device: str) -> int:
     """Data-loading processes for ultralytics: 0 on the CPU (its trainer forces 0 there anyway:
     the cores are busy with the network), else all of this machine's cores but one, at most 16,
     so that a GPU is not left waiting on augmentation (mosaic, HSV, perspective): YOLO11n-obb at
-    320 with 8 processes ran about 20 batches of 32 a second on a 16-core H200 machine, the
-    GPU mostly idle (session 42)."""
+    320 with 8 processes ran about 20 batches of 32 a second on a 16-core H200 machine, and the
+    loaders were the limit (session 42; not yet measured with more processes)."""
     return 0 if str(device).lower() == "cpu" else max(1, min(16, (os.cpu_count() or 2) - 1))
 
 
