@@ -1951,9 +1951,8 @@ class RoundTracker:
         for t, label, prob, c in self._flight:
             if label != ev.cand.label or not ev.t - st.flight_window <= t <= ev.t + 0.1:
                 continue
-            dist = self._zone_distances(c, ev.busy)
-            if dist:
-                best = min(dist, key=dist.get)
+            best = self._zone_nearest_to(c, ev.busy)
+            if best is not None:
                 votes[best] = votes.get(best, 0.0) + prob
         if not votes:
             return None
@@ -2019,11 +2018,15 @@ class RoundTracker:
         return {n: -cv2.pointPolygonTest(poly, (float(point[0]), float(point[1])), True)
                 for n, poly in self.zones.items() if n not in skip}
 
+    def _zone_nearest_to(self, point: Sequence[float], skip: set[str] | frozenset[str] = frozenset()) -> str | None:
+        """The zone (but ``skip``'s) nearest to ``point`` (:meth:`_zone_distances`); None when
+        there is none."""
+        dist = self._zone_distances(point, skip)
+        return min(dist, key=dist.get) if dist else None
+
     def _nearest_zone(self, quad: np.ndarray, busy: set[str] | frozenset[str] = frozenset()) -> str | None:
         c, _, _ = quad_pose(quad)
-        dist = self._zone_distances(c)
-        free = {n: d for n, d in dist.items() if n not in busy} or dist
-        return min(free, key=free.get) if free else None
+        return self._zone_nearest_to(c, busy) or self._zone_nearest_to(c)
 
     def _hand_guess(self, cand: PlayCandidate, exclude: str | set[str] | None = None) -> tuple[str, float] | None:
         """The player whose zone is nearest to the hands over the card in the looks between
@@ -2038,9 +2041,8 @@ class RoundTracker:
                 if boxes_overlap(box, h[None]) <= 0.0:
                     continue
                 centre = ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)
-                dist = self._zone_distances(centre, skip)
-                if dist:
-                    best = min(dist, key=dist.get)
+                best = self._zone_nearest_to(centre, skip)
+                if best is not None:
                     votes[best] = votes.get(best, 0) + 1
         if not votes:
             return None
