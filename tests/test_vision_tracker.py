@@ -376,6 +376,28 @@ def test_a_covered_cards_landing_is_read_from_the_still_pile_before_the_next_han
     assert (got if got is None else round(got * 30)) == landed
 
 
+def test_a_card_laid_over_a_covered_one_is_timed_from_the_hand_that_brought_it():
+    # the old top (grey 150) until frame 10, where a card (235) lands on it; the pile lies
+    # still until a hand over all of it lays the next card (230, with a mark) down in frames
+    # 18-20. The covered card is as bright as the next one, so the walk back, bridging the
+    # hand, takes its landing (frame 10) for the next card's; ``covering_landing`` stops at
+    # the hand (frame 21, the first frame without it)
+    timer = ArrivalTimer(scale=0.5, fps=30)
+    quad = card(200, 150, 60, 84)
+    for i in range(30):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        grey = 150 if i < 10 else 235 if i < 20 else 230
+        cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (grey, grey, grey))
+        if i >= 20:
+            cv2.putText(img, "3", (185, 150), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 200), 2)
+        if 18 <= i <= 20:
+            cv2.rectangle(img, (160, 100), (245, 205), (40, 60, 90), -1)
+        timer.push(i, i / 30, img)
+    cand = PlayCandidate("play", 1, "3H", quad, 24 / 30, 24, 3, 0.99)
+    assert round(timer(cand) * 30) == 10
+    assert round(timer.covering_landing(cand) * 30) == 21
+
+
 @pytest.mark.parametrize("arm_top, free, landed", [(158, 0.3, 17), (158, None, 23), (125, 0.15, 17), (125, 0.3, 23),
                                                    (120, 0.05, 17), (120, 0.15, 23)])
 def test_an_arm_over_the_card_just_after_it_landed_does_not_delay_its_arrival(arm_top, free, landed):
@@ -678,45 +700,52 @@ def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
         assert befores == [6]
 
 
-@pytest.mark.parametrize("grace, first_seen", [(0, 15), (2, 9)])
-def test_a_new_pile_whose_card_an_arm_hides_for_a_look_keeps_its_first_sighting(grace, first_seen):
+@pytest.mark.parametrize("grace, hidden, first_seen, before", [
+    (0, 1, 15, 12), (2, 1, 9, 6),
+    (2, 3, 21, 18), (None, 3, 9, 6),  # an arm reaching past to another pile (the default)
+])
+def test_a_new_pile_whose_card_an_arm_hides_for_a_look_keeps_its_first_sighting(grace, hidden, first_seen, before):
     # the ace lands and shows at frame 9; a sleeve (no hand box: the box covers the hand only)
-    # hides it at frame 12, where the place then looks bare; it shows again from frame 15.
-    # With the grace the pending new pile outlives the hidden look, so the walk back for the
-    # arrival starts from the bare table of frame 6, not from the sleeve's frame 12
+    # hides it from frame 12 for ``hidden`` looks, where the place then looks bare; then it
+    # shows again. With the grace the pending new pile outlives the hidden looks, so the walk
+    # back for the arrival starts from the bare table of frame 6, not from the sleeve's last
+    # frame
     seen: list[tuple[int, int]] = []
 
     def arrival(cand: PlayCandidate) -> float:
         seen.append((cand.frame_seen, cand.frame_before))
         return cand.t_seen
 
-    s = Stream(TrackerSettings(new_grace=grace))
+    s = Stream(TrackerSettings() if grace is None else TrackerSettings(new_grace=grace))
     s.tracker.arrival = arrival
     s.repeat(3, RED_AH)                         # frames 0, 3, 6: the place is bare
     s.look(("AH", card(500, 300)))              # frame 9
-    s.look()                                    # frame 12: hidden under the sleeve
-    s.repeat(3, ("AH", card(500, 300)))         # frames 15, 18, 21
+    s.repeat(hidden)                            # from frame 12: hidden under the sleeve
+    s.repeat(3, ("AH", card(500, 300)))
     assert [(e["card"], e["pile"]) for e in s.events] == [("AH", 1)]
-    assert seen == [(first_seen, 6 if grace else 12)]
+    assert seen == [(first_seen, before)]
 
 
 def test_a_new_piles_pending_card_not_seen_again_within_the_grace_is_forgotten():
     # a misreading seen once where no pile is does not open a pile when, looks later, a card
-    # is read there again: the grace covers two looks, not the rest of the round
-    s = Stream(TrackerSettings(new_grace=2))
-    s.look(("AS", card(500, 300)))
-    s.repeat(3)
-    s.look(("AS", card(500, 300)))
-    assert s.events == []
+    # is read there again: the grace covers a few looks, not the rest of the round
+    for grace in (2, TrackerSettings().new_grace):
+        s = Stream(TrackerSettings(new_grace=grace))
+        s.look(("AS", card(500, 300)))
+        s.repeat(grace + 1)
+        s.look(("AS", card(500, 300)))
+        assert s.events == []
 
 
 def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40,
                        tips: tuple[tuple[int, int], ...] = (),
-                       lulls: tuple[int, ...] = ()) -> tuple[ArrivalTimer, np.ndarray]:
+                       lulls: tuple[int, ...] = (),
+                       stops: tuple[int, ...] = ()) -> tuple[ArrivalTimer, np.ndarray]:
     """Frames 0..n-1 of a pile whose top card lies still, with a hand blob moving over it in
     each ``[start, end]`` frame run of ``runs`` (by the same distance every frame, but in the
-    frames of ``lulls``, where it barely moves: a hand that stopped to let go), and a fingertip
-    (a few per cent of the card) moving on its right edge in each run of ``tips``."""
+    frames of ``lulls``, where it barely moves: a hand that stopped to let go, and of
+    ``stops``, where it does not move at all), and a fingertip (a few per cent of the card)
+    moving on its right edge in each run of ``tips``."""
     timer = ArrivalTimer(scale=0.5, fps=30)
     quad = card(200, 150, 60, 84)
     x = 150
@@ -724,7 +753,8 @@ def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40,
         img = np.full((360, 480, 3), 90, np.uint8)
         cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
         if any(a <= i <= b for a, b in runs):
-            x = x + 4 if i in lulls else (200 if x < 175 else 150)
+            if i not in stops:
+                x = x + 4 if i in lulls else (200 if x < 175 else 150)
             cv2.rectangle(img, (x, 120), (x + 50, 190), (120, 160, 200), -1)
         elif any(a <= i <= b for a, b in tips):
             x = 214 + 6 * (i % 2)
@@ -753,6 +783,16 @@ def test_a_second_landing_is_read_before_the_lull_of_the_hand_letting_go():
     timer, quad = _timer_with_motion([(13, 21), (27, 30)], lulls=(18,))
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 17
     timer.dip = None
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 22
+
+
+def test_a_second_landing_is_read_before_a_hand_that_stopped_dead_to_let_go():
+    # as above, but the hand does not move at all in frame 18: the motion splits into two
+    # runs, 13-17 and 19-22 (the frame after the last still shows the hand leaving); the
+    # landing is the frame before the still one, not the end of the hand going back
+    timer, quad = _timer_with_motion([(13, 21), (27, 30)], stops=(18,))
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 17
+    timer.lull = 0
     assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 22
 
 
@@ -1201,20 +1241,24 @@ def test_a_weakly_read_illegal_pile_card_is_the_legal_one_that_just_left_a_zone(
     assert _pile_card_read_as("QH", 0.4, red_2h_leaves=False)[1][1] == "QH"
 
 
-def _covered_at_once(two_leaves: bool, covered_landing=None) -> list[dict]:
+def _covered_at_once(two_leaves: bool, covered_landing=None, covering_landing=None,
+                     blue_three: bool = False) -> list[dict]:
     """Red's AH on pile 1; red's 2H (if ``two_leaves``) and 3H leave red's zone, and the pile
-    shows the 3H: the 2H was covered before a look confirmed it. ``covered_landing``: the
-    tracker's callback of that name."""
+    shows the 3H: the 2H was covered before a look confirmed it. ``covered_landing``,
+    ``covering_landing``: the tracker's callbacks of those names. ``blue_three``: blue's zone
+    shows a 3H too, which leaves with red's."""
     s = Stream()
     s.tracker.covered_landing = covered_landing
+    s.tracker.covering_landing = covering_landing
     ace = ("AH", 0.99, card(500, 300))
     two, three = ("2H", 0.99, card(600, 600)), ("3H", 0.99, card(700, 600))
+    blue = [("3H", 0.99, card(100, 300))] if blue_three else []
     for _ in range(2):
-        _look(s, [("AH", 0.99, card(500, 600)), two, three])
+        _look(s, [("AH", 0.99, card(500, 600)), two, three] + blue)
     for _ in range(3):
-        _look(s, [ace, two, three])
+        _look(s, [ace, two, three] + blue)
     for _ in range(2):
-        _look(s, [ace, three] + ([] if two_leaves else [two]))
+        _look(s, [ace, three] + ([] if two_leaves else [two]) + blue)
     for _ in range(2):
         _look(s, [ace] + ([] if two_leaves else [two]))
     for _ in range(3):
@@ -1238,6 +1282,31 @@ def test_a_covered_cards_landing_is_read_from_the_frames_when_they_show_it(read,
     plays = _covered_at_once(True, lambda cand, until: None if read is None else until - read)
     assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
     assert plays[2]["t"] - plays[1]["t"] == pytest.approx(before)
+
+
+@pytest.mark.parametrize("later, moved", [(0.1, 0.1), (-0.1, 0.0), (None, 0.0)])
+def test_a_card_over_a_covered_one_is_timed_again_and_the_later_time_kept(later, moved):
+    # the 3H's arrival is read again when it covers the 2H (``covering_landing``: the walk
+    # back may have taken the 2H's landing for the 3H's); an answer later than the first wins
+    plain = _covered_at_once(True)
+    plays = _covered_at_once(True, covering_landing=lambda cand: None if later is None else cand.t_seen + later)
+    assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
+    assert plays[2]["t"] - plain[2]["t"] == pytest.approx(moved)
+    # the covered card's time is read before the card over it (0.2 s before, here)
+    assert plays[2]["t"] - plays[1]["t"] == pytest.approx(0.2)
+
+
+def test_a_card_over_a_covered_one_is_not_timed_again_when_another_copy_just_left_a_zone():
+    # blue's 3H left blue's zone as red's did: a collision, whose second hand over the pile
+    # may be mistaken for the one that brought the card; the first reading stands (the
+    # covered 2H is timed from it: 0.2 s before; the 3H itself waits for the contest)
+    plain = _covered_at_once(True, blue_three=True)
+    plays = _covered_at_once(True, covering_landing=lambda cand: cand.t_seen + 0.1, blue_three=True)
+    assert [p["card"] for p in plays] == [p["card"] for p in plain] == ["AH", "2H"]
+    assert [p["t"] for p in plays] == [p["t"] for p in plain]
+    # without blue's copy the same reading moves the 2H too
+    assert _covered_at_once(True, covering_landing=lambda cand: cand.t_seen + 0.1)[1]["t"] == \
+        pytest.approx(_covered_at_once(True)[1]["t"] + 0.1)
 
 
 def test_a_player_whose_copy_is_on_a_foundation_is_not_the_owner_of_another():

@@ -147,12 +147,21 @@ class ArrivalTimer:
             0.3 to 1 frame later. On the 18 older rounds drawn with hands vanishing after a
             release (9250-9267, no slowing down going back) it costs 3 plays of 939 with
             perfect eyes (917 -> 914).
+        lull: in :meth:`second_landing`, runs of motion (those that count, see ``strong``)
+            apart by at most this many still frames are one run, and the still frames are its lull (``dip``): a hand that stops
+            dead to let go moves less than ``moving`` in that frame, which split its run in two,
+            and the landing was read at the end of the second half, the hand going back
+            (r9276's red 6D: let go in frame 919, frame 920 still, read as 923; now 919).
+            18 tuning rounds 9268-9285 (2026-12-05, session 53), perfect eyes, plays all right
+            0 / 1 / 2: 810 / 811 / 808 (2: three plays of two collisions read 2 to 8 frames
+            early, where the first hand's leaving and the second's coming were two runs).
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.05,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
-                 decided: float | None = 0.75, dip: float | None = 0.85) -> None:
+                 decided: float | None = 0.75, dip: float | None = 0.85, lull: int = 1,
+                 cover_gap: int = 1) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
@@ -165,6 +174,8 @@ class ArrivalTimer:
         self.seen = float(seen)
         self.decided = decided
         self.dip = dip
+        self.lull = int(lull)
+        self.cover_gap = int(cover_gap)
 
     def push(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
@@ -228,29 +239,40 @@ class ArrivalTimer:
     def __call__(self, cand: PlayCandidate) -> float:
         """The arrival time (seconds) of the change ``cand`` describes; its ``t_seen`` when the
         buffer no longer holds the frames needed."""
+        return self._arrival(cand, self.gap)
+
+    def covering_landing(self, cand: PlayCandidate) -> float | None:
+        """When ``cand``'s card landed on cards it covers that no look confirmed (seconds; None
+        when the buffer no longer holds the frames needed): the walk back of :meth:`__call__`
+        ended by ``cover_gap`` frames in a row below ``on``, not ``gap``. The covered card
+        looks as much like ``cand``'s in grey as the old top does not, so it votes "new" too,
+        and the walk, bridging the hand that brought ``cand`` over it, ran on to the covered
+        card's own landing; that hand stops it here."""
+        if not self.frames:
+            return None
+        return self._arrival(cand, self.cover_gap)
+
+    def _arrival(self, cand: PlayCandidate, gap: int) -> float:
         if not self.frames:
             return cand.t_seen
-        t = self._walk(cand, len(self.frames) - 1)
+        t = self._walk(cand, len(self.frames) - 1, gap)
         if self.both:
             i_first = self._at(cand.frame_seen)
             if i_first is not None and i_first < len(self.frames) - 1:
-                t = min(t, self._walk(cand, i_first))
+                t = min(t, self._walk(cand, i_first, gap))
         return t
 
-    def _walk(self, cand: PlayCandidate, i_new: int) -> float:
-        """The walk back of the module docstring from buffer index ``i_new`` (the new state)."""
+    def _walk(self, cand: PlayCandidate, i_new: int, gap: int | None = None) -> float:
+        """The walk back of the module docstring from buffer index ``i_new`` (the new state),
+        ended by ``gap`` frames in a row below ``on`` (default: ``self.gap``)."""
+        gap = self.gap if gap is None else gap
         i_old = self._at(max(cand.frame_before, 0))
         if i_old is None or i_old >= i_new:
             return cand.t_seen
-        ref, old = self.frames[i_new][2], self.frames[i_old][2]
-        quad = np.asarray(cand.quad, np.float32).reshape(4, 2)
-        mask = self._mask(quad.mean(0) + self.grow * (quad - quad.mean(0)))
-        changed = mask & (np.abs(ref - old) > 18)
-        if changed.sum() < 8:
-            changed = mask
-        if not changed.any():
+        changed = self._changed_pixels(cand, i_new, i_old)
+        if changed is None:
             return cand.t_seen
-        r, o = ref[changed], old[changed]
+        r, o = self.frames[i_new][2][changed], self.frames[i_old][2][changed]
         earliest = i_new
         misses = 0
         for i in range(i_new, i_old, -1):
@@ -276,9 +298,21 @@ class ArrivalTimer:
                 earliest, misses = i, 0
             else:
                 misses += 1
-                if misses >= self.gap:
+                if misses >= gap:
                     break
         return float(self.frames[earliest][1])
+
+    def _changed_pixels(self, cand: PlayCandidate, i_new: int, i_old: int) -> np.ndarray | None:
+        """``(h, w)`` bool: the pixels of ``cand``'s quad (grown by ``grow``) whose grey level
+        differs by more than 18 between buffer indices ``i_old`` and ``i_new`` (all of the
+        quad when fewer than 8 do); None for an empty quad."""
+        ref, old = self.frames[i_new][2], self.frames[i_old][2]
+        quad = np.asarray(cand.quad, np.float32).reshape(4, 2)
+        mask = self._mask(quad.mean(0) + self.grow * (quad - quad.mean(0)))
+        changed = mask & (np.abs(ref - old) > 18)
+        if changed.sum() < 8:
+            changed = mask
+        return changed if changed.any() else None
 
     def covered_landing(self, cand: PlayCandidate, until: float, threshold: int = 18,
                         moving: float = 0.03, least: float = 0.1) -> float | None:
@@ -354,7 +388,10 @@ class ArrivalTimer:
         for moving_run, group in groupby(moves):
             n = len(list(group))
             if moving_run and max(shares[k:k + n]) > strong:
-                runs.append((k, k + n))
+                if runs and k - runs[-1][1] <= self.lull:
+                    runs[-1] = (runs[-1][0], k + n)  # a hand that stopped dead to let go
+                else:
+                    runs.append((k, k + n))
             k += n
         if runs and runs[-1][1] == len(moves):
             runs.pop()  # still moving at ``until``: another hand passing, not the take-back done

@@ -112,7 +112,8 @@ class RefereePipeline:
         self.arrival = ArrivalTimer(fps=fps)
         self.tracker = RoundTracker(table, settings, arrival=self.arrival, changed=self.arrival.changed,
                                     second_landing=self.arrival.second_landing,
-                                    covered_landing=self.arrival.covered_landing)
+                                    covered_landing=self.arrival.covered_landing,
+                                    covering_landing=self.arrival.covering_landing)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])
         for name, _ in self.calls:

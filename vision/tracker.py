@@ -339,7 +339,12 @@ class TrackerSettings:
             one alone: one ace 5 frames late now right (both ways). Measured once after on 6
             new rounds (9238-9243, 277 plays), the three together: perfect eyes 264 -> 267,
             models 255 -> 257, but points off with the models 10 -> 14 (two owners made
-            wrong, see ``docs/MEASUREMENTS.md``).
+            wrong, see ``docs/MEASUREMENTS.md``). 5 since 2026-12-05 (session 53; 2 before):
+            an arm reaching past to another pile hid r9284's new AH for three looks, the
+            pending card was forgotten, and its arrival came out 20 frames late, as the frame
+            after the arm. 18 tuning rounds 9268-9285 (845 plays), plays all right with 2 / 3 /
+            5 / 8: perfect eyes 810 / 810 / 811 / 811; models 788 / - / 789 / -, extra plays
+            the same; 18 older rounds 9250-9267 with the models: 900 at 2 and 5.
         track_picks_fresh: when at least two zones lost this card in the last
             ``stale_vanish`` seconds and the hand track (confidence 0.8 or more) names one
             whose copy left at most this many seconds before the landing, that zone is the
@@ -369,6 +374,13 @@ class TrackerSettings:
         max_skipped: at most this many cards skipped by a clearly read new pile card are
             inferred as covered plays (:meth:`RoundTracker._skipped`; 0: none; 12 rounds:
             4 plays more found with the models, 2 with perfect eyes, none wrongly).
+        cover_contest: a card that covers skipped cards is timed again
+            (:meth:`RoundTracker._skipped`) unless at least two zones lost a copy of it, each
+            last seen there at most this many seconds before its landing: a collision, in
+            which the hand over the pile after it may be the other copy's (r9275's yellow 7S
+            came 5 frames after red's; their zones showed them 0.1 and 0.3 s before red's
+            landed). Copies last seen earlier are mostly misreadings that left a zone (r9270's
+            "3D" in green's zone, 1.9 s before).
         rules_prior: how many times likelier the card that may legally land on a pile (the
             next of its suit; an ace for a new pile) is than any one other card, before the
             classifier's reading (``shared/DESIGN.md``: the rules as a prior, never as a
@@ -568,6 +580,7 @@ class TrackerSettings:
     zone_legal: bool = True
     one_copy: bool = True
     max_skipped: int = 2
+    cover_contest: float = 1.0
     infer_take_backs: bool = True
     return_prob: float = 0.75
     return_after: float = 0.3
@@ -594,7 +607,7 @@ class TrackerSettings:
     second_until_back: bool = True
     loser_second: bool = True
     second_unseen_at_landing: bool = True
-    new_grace: int = 2
+    new_grace: int = 5
     track_picks_fresh: float = 1.0
     covered_unless_second: bool = True
     hidden_contest: bool = True
@@ -1227,6 +1240,9 @@ class RoundTracker:
             confirm it (:meth:`nertz.vision.arrival.ArrivalTimer.covered_landing`), for the
             skipped cards (``max_skipped``); without it, or when it cannot tell, 0.2 s before
             the card over it.
+        covering_landing: optional ``f(candidate) -> t | None``: when the candidate's card,
+            which covers skipped cards, landed, read so that the covered card does not pass
+            for it (:meth:`nertz.vision.arrival.ArrivalTimer.covering_landing`).
 
     Raises:
         ValueError: the table has no shared area.
@@ -1237,7 +1253,8 @@ class RoundTracker:
                  hand_owner: Callable[[PlayCandidate], tuple[str, float] | None] | None = None,
                  changed: Callable[[PlayCandidate], float | None] | None = None,
                  second_landing: Callable[[np.ndarray, float, float], float | None] | None = None,
-                 covered_landing: Callable[[PlayCandidate, float], float | None] | None = None) -> None:
+                 covered_landing: Callable[[PlayCandidate, float], float | None] | None = None,
+                 covering_landing: Callable[[PlayCandidate], float | None] | None = None) -> None:
         if table.shared_area is None:
             raise ValueError("the table file has no shared_area: run nertz calibrate first")
         self.table = table
@@ -1250,6 +1267,7 @@ class RoundTracker:
         self.hand_owner = hand_owner
         self.second_landing = second_landing
         self.covered_landing = covered_landing
+        self.covering_landing = covering_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
@@ -1347,8 +1365,9 @@ class RoundTracker:
                                    "card": cand.label, "pile": cand.pile})
                 continue
             cand = self._legal_from_zones(cand, t)
-            for skipped, t_skipped in self._skipped(cand, t):
-                self._report(skipped, t_skipped, look, events, 0.7)
+            skipped, t = self._skipped(cand, t)
+            for covered, t_covered in skipped:
+                self._report(covered, t_covered, look, events, 0.7)
             self._report(cand, t, look, events)
         returned = [r for r in returned if not self._settle_held(r, look, events)]
         for h in [h for h in self._held if look.t >= h["until"]]:
@@ -1432,7 +1451,7 @@ class RoundTracker:
             self._plays.append(dict(ev, _cand=cand))
             events.append(ev)
 
-    def _skipped(self, cand: PlayCandidate, t: float) -> list[tuple[PlayCandidate, float]]:
+    def _skipped(self, cand: PlayCandidate, t: float) -> tuple[list[tuple[PlayCandidate, float]], float]:
         """The cards a clearly read new pile card ``cand`` (landed at ``t`` seconds) skips, when
         each of them left a zone (seen there in at least ``zone_confirm`` looks) within
         ``vanish_window`` seconds: they went on the pile and were covered before a look could
@@ -1450,32 +1469,52 @@ class RoundTracker:
         585 -> 589 of 651. None when a skipped card left no zone: then ``cand`` is an illegal
         play, for the referee to rule.
 
+        ``t`` itself may be the skipped card's landing: the walk back for ``cand``'s arrival
+        takes the covered card, as like it in grey as the old top is unlike it, for ``cand``
+        (r9270's red 3D over the 2D no look confirmed, with the models: both timed at the
+        2D's landing, 5 and 10 frames early). With skipped cards, ``cand``'s arrival is read
+        again by ``covering_landing`` (a walk back that the hand bringing ``cand`` over the
+        covered card stops), and the later of the two is kept; not when two zones lost
+        ``cand``'s card (a collision: the hand may be the other copy's). 18 tuning rounds
+        9268-9285 (2026-12-05, session 53), models, plays all right 794 -> 796 of 845 (the
+        re-reading on contested cards as well: 796, two plays of r9275 now 5 frames late,
+        two others right); perfect eyes: no change (812).
+
         Returns:
-            ``[(candidate, t)]`` for the skipped cards, in the order they landed (times in
-            seconds); the pile's cards gain them under its top."""
+            ``([(candidate, t)], t_cand)``: the skipped cards, in the order they landed (times
+            in seconds; the pile's cards gain them under its top), and ``cand``'s arrival,
+            seconds (``t`` unless read again)."""
         st = self.settings
         if st.max_skipped < 1 or cand.kind != "play" or cand.prob < st.weak_read:
-            return []
+            return [], t
         p = self.piles.pile(cand.pile)
         if p is None or p.top.label != cand.label:
-            return []
+            return [], t
         try:
             card = Card.parse(cand.label)
             below = Card.parse(p.cards[-2].label) if len(p.cards) >= 2 else None
         except ValueError:
-            return []
+            return [], t
         if card.rank is None or (below is not None and (below.rank is None or below.suit != card.suit)):
-            return []
+            return [], t
         nxt = below.next_up() if below is not None else Card.parse(f"A{cand.label[-1]}")
         missing: list[str] = []
         while nxt is not None and nxt != card and len(missing) <= st.max_skipped:
             missing.append(str(nxt))
             nxt = nxt.next_up()
         if nxt != card or not missing or len(missing) > st.max_skipped:
-            return []
+            return [], t
         for label in missing:
             if not any(f[2] >= st.zone_confirm for f in self.zone_cards.vanished(label, t, st.vanish_window)):
-                return []
+                return [], t
+        # read ``cand``'s arrival again, unless another zone lost its card too: the hand over
+        # the pile after it may then be the other copy's (a collision), not the one that
+        # brought it (r9275's red 7S: yellow's came 5 frames after)
+        contested = sum(t - last <= st.cover_contest for _, last, _ in
+                        self.zone_cards.vanished(cand.label, t, st.vanish_window)) > 1
+        again = self.covering_landing(cand) if self.covering_landing is not None and not contested else None
+        if again is not None and again > t:
+            t = again
         # the last skipped card's landing read from the frames (the still pile before the
         # next hand came over it), else 0.2 s before the card over it; one before another 0.2 s
         last = self.covered_landing(cand, t) if self.covered_landing is not None else None
@@ -1485,7 +1524,7 @@ class RoundTracker:
             tk = last - (len(missing) - 1 - k) * 0.2
             p.cards.insert(len(p.cards) - 1, _Card(label, cand.quad, tk, cand.frame_seen))
             out.append((replace(cand, label=label, t_seen=tk), tk))
-        return out
+        return out, t
 
     def _legal_from_zones(self, cand: PlayCandidate, t: float) -> PlayCandidate:
         """A new pile card read weakly (under ``weak_read``) as one that may not legally go
