@@ -22,7 +22,9 @@ covered in a way the pixels show), so :meth:`ArrivalTimer.second_landing` reads 
 the hand that brings the second copy, slows to a stop, lets go and leaves, before the hand that
 takes it back. A card the next one covered before a look could confirm it (the tracker infers
 it from the pile's suit) is timed by :meth:`ArrivalTimer.covered_landing`: the walk back from
-the last still frame before the hand bringing the next card came over the pile.
+the last still frame before the hand bringing the next card came over the pile; the card over
+it, by :meth:`ArrivalTimer.covering_landing`, a walk back that this hand ends (the covered card
+looks like the new one to the walk, which would run on to the covered card's landing).
 """
 
 from __future__ import annotations
@@ -148,13 +150,16 @@ class ArrivalTimer:
             release (9250-9267, no slowing down going back) it costs 3 plays of 939 with
             perfect eyes (917 -> 914).
         lull: in :meth:`second_landing`, runs of motion (those that count, see ``strong``)
-            apart by at most this many still frames are one run, and the still frames are its lull (``dip``): a hand that stops
-            dead to let go moves less than ``moving`` in that frame, which split its run in two,
-            and the landing was read at the end of the second half, the hand going back
-            (r9276's red 6D: let go in frame 919, frame 920 still, read as 923; now 919).
-            18 tuning rounds 9268-9285 (2026-12-05, session 53), perfect eyes, plays all right
-            0 / 1 / 2: 810 / 811 / 808 (2: three plays of two collisions read 2 to 8 frames
-            early, where the first hand's leaving and the second's coming were two runs).
+            apart by at most this many still frames are one run, and the still frames are its
+            lull (``dip``): a hand that stops dead to let go moves less than ``moving`` in that
+            frame, which split its run in two, and the landing was read at the end of the
+            second half, the hand going back (r9276's red 6D: let go in frame 919, frame 920
+            still, read as 923; now 919). 18 tuning rounds 9268-9285 (2026-12-05, session 53),
+            perfect eyes, plays all right with 0 / 1 / 2: 810 / 811 / 808 (2: three plays of
+            two collisions read 2 to 8 frames early, where the first hand's leaving and the
+            second's coming were two runs).
+        cover_gap: the frames in a row below ``on`` that end the walk back of
+            :meth:`covering_landing` (``gap`` for :meth:`__call__`).
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
@@ -253,6 +258,7 @@ class ArrivalTimer:
         return self._arrival(cand, self.cover_gap)
 
     def _arrival(self, cand: PlayCandidate, gap: int) -> float:
+        """:meth:`__call__` with the walk back ended by ``gap`` frames below ``on``."""
         if not self.frames:
             return cand.t_seen
         t = self._walk(cand, len(self.frames) - 1, gap)
@@ -269,10 +275,15 @@ class ArrivalTimer:
         i_old = self._at(max(cand.frame_before, 0))
         if i_old is None or i_old >= i_new:
             return cand.t_seen
-        changed = self._changed_pixels(cand, i_new, i_old)
-        if changed is None:
+        ref, old = self.frames[i_new][2], self.frames[i_old][2]
+        quad = np.asarray(cand.quad, np.float32).reshape(4, 2)
+        mask = self._mask(quad.mean(0) + self.grow * (quad - quad.mean(0)))
+        changed = mask & (np.abs(ref - old) > 18)
+        if changed.sum() < 8:
+            changed = mask
+        if not changed.any():
             return cand.t_seen
-        r, o = self.frames[i_new][2][changed], self.frames[i_old][2][changed]
+        r, o = ref[changed], old[changed]
         earliest = i_new
         misses = 0
         for i in range(i_new, i_old, -1):
@@ -301,18 +312,6 @@ class ArrivalTimer:
                 if misses >= gap:
                     break
         return float(self.frames[earliest][1])
-
-    def _changed_pixels(self, cand: PlayCandidate, i_new: int, i_old: int) -> np.ndarray | None:
-        """``(h, w)`` bool: the pixels of ``cand``'s quad (grown by ``grow``) whose grey level
-        differs by more than 18 between buffer indices ``i_old`` and ``i_new`` (all of the
-        quad when fewer than 8 do); None for an empty quad."""
-        ref, old = self.frames[i_new][2], self.frames[i_old][2]
-        quad = np.asarray(cand.quad, np.float32).reshape(4, 2)
-        mask = self._mask(quad.mean(0) + self.grow * (quad - quad.mean(0)))
-        changed = mask & (np.abs(ref - old) > 18)
-        if changed.sum() < 8:
-            changed = mask
-        return changed if changed.any() else None
 
     def covered_landing(self, cand: PlayCandidate, until: float, threshold: int = 18,
                         moving: float = 0.03, least: float = 0.1) -> float | None:
