@@ -1266,6 +1266,30 @@ def _covered_at_once(two_leaves: bool, covered_landing=None, covering_landing=No
     return [e for e in s.events if e["type"] == "play"]
 
 
+def test_a_covered_card_hidden_a_while_in_its_zone_before_it_left_is_inferred_too():
+    # red's 2H lies in red's zone for three looks, an arm (no hand box) hides it for two, it
+    # shows once more and leaves with the 3H; the pile then shows the 3H: the 2H was played
+    # under it, though its last stay in the zone was a single look
+    s = Stream()
+    ace = ("AH", 0.99, card(500, 300))
+    two, three = ("2H", 0.99, card(600, 600)), ("3H", 0.99, card(700, 600))
+    for _ in range(2):
+        _look(s, [("AH", 0.99, card(500, 600)), two, three])
+    for _ in range(3):
+        _look(s, [ace, two, three])
+    for _ in range(2):
+        _look(s, [ace, three])              # the 2H hidden under an arm
+    _look(s, [ace, two, three])             # seen again, once
+    for _ in range(2):
+        _look(s, [ace, three])
+    for _ in range(2):
+        _look(s, [ace])
+    for _ in range(3):
+        _look(s, [("3H", 0.99, card(504, 303))])
+    plays = [e for e in s.events if e["type"] == "play"]
+    assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
+
+
 def test_a_card_covered_before_a_look_confirmed_it_is_inferred_from_the_zone_it_left():
     plays = _covered_at_once(True)
     assert [(p["player"], p["card"]) for p in plays] == [("red", "AH"), ("red", "2H"), ("red", "3H")]
