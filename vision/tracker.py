@@ -1486,11 +1486,12 @@ class RoundTracker:
         (r9270's red 3D over the 2D no look confirmed, with the models: both timed at the
         2D's landing, 5 and 10 frames early). With skipped cards, ``cand``'s arrival is read
         again by ``covering_landing`` (a walk back that the hand bringing ``cand`` over the
-        covered card stops), and the later of the two is kept; not when two zones lost
-        ``cand``'s card (a collision: the hand may be the other copy's). 18 tuning rounds
-        9268-9285 (2026-12-05, session 53), models, plays all right 794 -> 796 of 845 (the
-        re-reading on contested cards as well: 796, two plays of r9275 now 5 frames late,
-        two others right); perfect eyes: no change (812).
+        covered card stops), and the later of the two is kept; not when two zones showed
+        ``cand``'s card at most ``cover_contest`` seconds before (a collision: the hand may be
+        the other copy's). 18 tuning rounds 9268-9285 (2026-12-05, session 53), models, plays
+        all right 794 -> 796 of 845 (re-read on contested cards too: also 796, with two plays
+        of r9275 made 5 frames late and two others of r9284 made right); perfect eyes: no
+        change (812).
 
         Returns:
             ``([(candidate, t)], t_cand)``: the skipped cards, in the order they landed (times
