@@ -677,6 +677,30 @@ def test_the_prior_reads_a_card_squared_on_the_pile_when_its_place_changed(chang
     assert [e["card"] for e in s.events if e["type"] == "play"] == plays
 
 
+@pytest.mark.parametrize("top_changed, before", [(0.3, 15), (0.0, 21)])
+def test_the_next_card_misread_as_the_top_does_not_settle_the_pile(top_changed, before):
+    # red's AH on pile 1, settled at frame 15; the 2H lands by frame 18 but is read as the AH
+    # in frames 18 and 21 before it is read as the 2H (24, 27). Its place changed from frame
+    # 18 on, so those looks do not settle the pile: the walk back for the 2H's arrival starts
+    # from frame 15, before it landed, not from frame 21, after
+    befores: dict[str, int] = {}
+
+    def arrival(cand: PlayCandidate) -> float:
+        befores[cand.label] = cand.frame_before
+        return cand.t_seen
+
+    s = Stream(TrackerSettings(top_changed=top_changed))
+    s.tracker.arrival = arrival
+    s.tracker.piles.changed = lambda cand: 0.6 if cand.frame_seen >= 18 else 0.0
+    two = ("2H", card(600, 600))
+    s.repeat(3, RED_AH, two)                        # frames 0, 3, 6: in red's zone
+    s.repeat(3, ("AH", card(500, 300)), two)        # frames 9, 12, 15: on pile 1
+    s.repeat(2, ("AH", card(500, 300)))             # frames 18, 21: the 2H, read as the AH
+    s.repeat(2, ("2H", card(500, 300)))             # frames 24, 27
+    assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == [("AH", 1), ("2H", 1)]
+    assert befores["2H"] == before
+
+
 def test_a_new_piles_before_state_is_the_last_look_with_its_place_bare():
     befores: list[int] = []
 

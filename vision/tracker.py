@@ -406,6 +406,16 @@ class TrackerSettings:
             With the models, plays all right at 0 / 0.1: 20 tuning rounds 896 / 896 of 982
             (1 play more found, 1 extra fewer), rounds 9161-9168 386 / 388 of 427, 12 older
             rounds 524 / 525 of 570 (points off 41 -> 34); 0.05 as 0.1 on the tuning rounds.
+        top_changed: a look that reads a pile's top card again, where the top's place changed
+            by at least this fraction of its pixels since the pile's last settled look, does
+            not settle the pile (needs the ``changed`` callback; 0: every such look settles):
+            the next card, misread as the top for a few looks, already lies there, and the
+            walk back for its arrival (:mod:`nertz.vision.arrival`) must start before it
+            (r9281's yellow 3C, read as the 2C under it until frame 513, landed in frame 503:
+            timed 13 frames late from there). 18 tuning rounds 9268-9285 (2026-12-05, session
+            53), plays all right with 0 / 0.1 / 0.3: models 796 / 798 / 798, perfect eyes 813
+            / 815 / 813 (0.1: one extra play and a collision ruled wrong); older rounds
+            9250-9267, models 900 / 898 / 900; 9304-9309 295 / 299 / 296.
         carried: a zone card whose centre moved more than this many card widths between two
             looks was carried (lifted to be played), not only covered where it lay: a copy that
             comes back to its zone without ever having been seen moving, while the other copy
@@ -591,6 +601,7 @@ class TrackerSettings:
     rules_prior: float = 3.0
     min_change: float = 0.03
     min_change_squared: float = 0.1
+    top_changed: float = 0.3
     carried: float = 0.3
     bare_within: int = 10
     hidden_loses_to_track: bool = True
@@ -830,7 +841,8 @@ class PileTracker:
                 # the same card on top (a second copy of it is not told apart by its pose: see
                 # ``same_card_is_same``; contested copies are found from the zones)
                 p.pending = None
-                p.last_state_frame = look.frame
+                if not self._top_changed(p, s, look):
+                    p.last_state_frame = look.frame
                 p.top.quad = s.quad
                 continue
             pend = p.pending
@@ -867,6 +879,17 @@ class PileTracker:
         ``weak_confirm`` looks (see :class:`TrackerSettings`)."""
         st = self.settings
         return pend.count < st.weak_confirm and float(np.mean(pend.probs)) < st.weak_change
+
+    def _top_changed(self, p: _Pile, s: Sighting, look: Look) -> bool:
+        """Whether the place of ``s``, read as pile ``p``'s top again, changed by at least
+        ``top_changed`` of its pixels since the pile's last settled look (False without the
+        ``changed`` callback or when the frames cannot tell): see :class:`TrackerSettings`."""
+        st = self.settings
+        if st.top_changed <= 0 or self.changed is None:
+            return False
+        frac = self.changed(PlayCandidate("play", p.id, s.label, s.quad, look.t, look.frame,
+                                          p.last_state_frame, s.prob))
+        return frac is not None and frac >= st.top_changed
 
     def _read_on(self, p: _Pile, s: Sighting, look: Look) -> Sighting:
         """``s``, a face seen on pile ``p``, with the rules' prior (``rules_prior``) for the
