@@ -885,11 +885,17 @@ class PileTracker:
         ``top_changed`` of its pixels since the pile's last settled look (False without the
         ``changed`` callback or when the frames cannot tell): see :class:`TrackerSettings`."""
         st = self.settings
-        if st.top_changed <= 0 or self.changed is None:
-            return False
-        frac = self.changed(PlayCandidate("play", p.id, s.label, s.quad, look.t, look.frame,
+        return st.top_changed > 0 and self._changed_since_settled(p, s, s.label, look) >= st.top_changed
+
+    def _changed_since_settled(self, p: _Pile, s: Sighting, label: str, look: Look) -> float:
+        """Fraction 0..1 of the pixels of sighting ``s`` (read as ``label``) on pile ``p`` that
+        changed since the pile's last settled look (the ``changed`` callback); 0 without the
+        callback or when the frames cannot tell."""
+        if self.changed is None:
+            return 0.0
+        frac = self.changed(PlayCandidate("play", p.id, label, s.quad, look.t, look.frame,
                                           p.last_state_frame, s.prob))
-        return frac is not None and frac >= st.top_changed
+        return 0.0 if frac is None else frac
 
     def _read_on(self, p: _Pile, s: Sighting, look: Look) -> Sighting:
         """``s``, a face seen on pile ``p``, with the rules' prior (``rules_prior``) for the
@@ -907,9 +913,7 @@ class PileTracker:
             return read
         if st.min_change_squared <= 0 or self.changed is None:
             return s
-        frac = self.changed(PlayCandidate("play", p.id, read.label, s.quad, look.t, look.frame,
-                                          p.last_state_frame, s.prob))
-        return read if frac is not None and frac >= st.min_change_squared else s
+        return read if self._changed_since_settled(p, s, read.label, look) >= st.min_change_squared else s
 
     def _last_clear(self, s: Sighting) -> int:
         """The latest of the last ``bare_within`` looks in which neither a hand nor the card
