@@ -61,7 +61,8 @@ def _audit_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     imgsz = int(opts.get("imgsz", 320))
     crops = int(opts.get("crops_per_scene", 6))
     res = (1280, 720) if rng.random() < float(opts.get("small_p", 0.2)) else (1920, 1080)
-    sc = make_audit_scene(int(seed) + int(index), res)
+    sc = (make_audit_scene(int(seed) + int(index), res, arrangements=tuple(opts["arrangements"]))
+          if "arrangements" in opts else make_audit_scene(int(seed) + int(index), res))
     frame, lab = sc.frame, sc.labels
     H, W = frame.shape[:2]
     scale = AUDIT_SCALE * 1920.0 / W  # output pixels per source pixel
@@ -82,7 +83,8 @@ def _audit_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
 
 
 def write_audit_dataset(images: int, seed: int, out: Path, workers: int = 1, imgsz: int = 320,
-                        crops_per_scene: int = 6, val_every: int = 10, small_p: float = 0.2) -> Path:
+                        crops_per_scene: int = 6, val_every: int = 10, small_p: float = 0.2,
+                        arrangements: tuple[str, ...] | None = None) -> Path:
     """Render the strip detector's training set (ultralytics OBB layout: ``images/{train,val}``,
     ``labels/{train,val}``, ``data.yaml``).
 
@@ -95,13 +97,22 @@ def write_audit_dataset(images: int, seed: int, out: Path, workers: int = 1, img
         imgsz: crop side, pixels of the network's input.
         crops_per_scene, val_every, small_p: crops per scene, every n-th scene to ``val``,
             share of scenes rendered at 1280 x 720.
+        arrangements: the spreads of the shared area (a subset of
+            :data:`nertz.datasets.audit_scenes.ARRANGEMENTS`); None: all of them. ``("fan",
+            "heap")`` puts the crops on the spreads the detector finds worst (rows hold most
+            cards, so most crops of a mixed scene lie on rows).
 
     Returns:
         ``out/data.yaml``.
 
     Raises:
-        ValueError: ``images`` or ``workers`` under 1, or scene seeds reaching 10000.
+        ValueError: ``images`` or ``workers`` under 1, scene seeds reaching 10000, or an
+            unknown arrangement.
     """
+    from .audit_scenes import ARRANGEMENTS
+
+    if arrangements is not None and (not arrangements or any(a not in ARRANGEMENTS for a in arrangements)):
+        raise ValueError(f"arrangements must be a non-empty subset of {ARRANGEMENTS}, got {arrangements}")
     if images < 1 or workers < 1 or crops_per_scene < 1:
         raise ValueError(f"images, workers and crops_per_scene must be at least 1 "
                          f"(got {images}, {workers}, {crops_per_scene})")
@@ -114,10 +125,13 @@ def write_audit_dataset(images: int, seed: int, out: Path, workers: int = 1, img
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
     opts = {"imgsz": imgsz, "crops_per_scene": crops_per_scene, "small_p": small_p}
+    if arrangements is not None:
+        opts["arrangements"] = tuple(arrangements)
     args = [(i, seed, str(out), "val" if i % val_every == 0 else "train", opts) for i in range(scenes)]
     total = _run(_audit_job, args, workers, f"audit strip set: {scenes} scenes")
     names = "\n".join(f"  {i}: {n}" for i, n in enumerate(DETECT_CLASSES))
     yaml = out / "data.yaml"
-    yaml.write_text(f"# nertz audit strip set: scenes {seed}..{seed + scenes - 1}, {total} crops of {imgsz}\n"
+    kinds = f", arrangements {','.join(arrangements)}" if arrangements is not None else ""
+    yaml.write_text(f"# nertz audit strip set: scenes {seed}..{seed + scenes - 1}{kinds}, {total} crops of {imgsz}\n"
                     f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
     return yaml
