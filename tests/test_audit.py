@@ -146,6 +146,30 @@ def test_strip_owners_reads_the_middle_of_each_strip():
     assert strip_owners(q, lab).tolist() == [1, 2, 0]
 
 
+def test_strip_owners_reads_a_heap_card_on_its_own_pixels():
+    from nertz.vision.audit_strips import own_pixels, strip_owners
+
+    # a card of player 2 (x 20..140) under a card of player 1 (x 70..200): the lower card's box
+    # is its whole quad, and its middle lies mostly on the card above
+    lab = np.zeros((120, 220), np.uint8)
+    lab[10:110, 20:140] = 2
+    lab[10:110, 70:200] = 1
+    q = np.array([[[20, 10], [140, 10], [140, 110], [20, 110]],
+                  [[70, 10], [200, 10], [200, 110], [70, 110]]], np.float32)
+    assert strip_owners(q, lab, own_aspect=None).tolist() == [1, 1]  # the middle alone
+    assert strip_owners(q, lab).tolist() == [2, 1]
+    x0, y0, m = own_pixels(q, 0, lab.shape)
+    ys, xs = np.nonzero(m)
+    assert (xs + x0).max() < 70 and len(xs) > 100  # left of the upper card only
+    # a thin strip (a row's, a fan's wedge) keeps its middle
+    thin = np.array([[[20, 10], [44, 10], [44, 110], [20, 110]], [[30, 10], [140, 10], [140, 110], [30, 110]]],
+                    np.float32)
+    lab2 = np.zeros((120, 200), np.uint8)
+    lab2[10:110, 20:44] = 2
+    lab2[10:110, 30:140] = 1
+    assert strip_owners(thin, lab2).tolist()[1] == 1
+
+
 def test_unknown_method_is_a_clear_error(scenes):
     sc = scenes[8]
     with pytest.raises(AuditError, match="method"):
@@ -170,6 +194,11 @@ def test_audit_strip_set_labels(tmp_path):
     again = write_audit_dataset(2, 3, tmp_path / "again", imgsz=160, crops_per_scene=2, small_p=1.0)
     assert [f.read_text() for f in sorted((again.parent / "labels").rglob("*.txt"))] == \
         [f.read_text() for f in labels]
+    with pytest.raises(ValueError, match="arrangements"):
+        write_audit_dataset(2, 3, tmp_path / "bad2", arrangements=("pile",))
+    fans = write_audit_dataset(1, 3, tmp_path / "fans", imgsz=160, crops_per_scene=1, small_p=1.0,
+                               arrangements=("fan",))
+    assert "arrangements fan" in fans.read_text()
 
 
 @pytest.mark.parametrize("seed", [3, 8])

@@ -14,7 +14,7 @@ strips are then 10-22 pixels wide), or so that the cards' long side (measured by
 comes within :data:`CARD_INPUT_PX` when it would fall outside, padded to a multiple of 32, and the raw output is decoded
 with rotated non-maximum suppression (:func:`nertz.vision.detect.decode_obb`).
 
-Public API: :class:`StripDetector`, :func:`strip_owners`, :data:`STRIPS_ONNX`.
+Public API: :class:`StripDetector`, :func:`strip_owners`, :func:`own_pixels`, :data:`STRIPS_ONNX`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from nertz.datasets.export import order_quad
 
 from .detect import MODELS, decode_obb
 
-__all__ = ["StripDetector", "strip_owners", "strip_middle", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
+__all__ = ["StripDetector", "strip_owners", "strip_middle", "own_pixels", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
 
 STRIPS_ONNX = MODELS / "audit_strips.onnx"
 """The shipped strip detector."""
@@ -43,6 +43,21 @@ MAX_INPUT_SIDE = 2880
 """The network input's longer side at most, pixels (a 1920-wide photo's own scale): a card
 size measured wrongly small (a few pixels) would otherwise ask for an input of tens of
 gigabytes."""
+OWN_PIXELS_ASPECT = 0.45
+"""A strip at least this square (short side over long) is a card of a heap, or a whole card,
+whose middle other cards may cover (the quad of a heap card's visible part is the box around
+an L or a corner, and its middle is often the card above): its owner is read on its own pixels
+(:func:`own_pixels`). Thin strips (a row's, a fan's wedges, whose boxes overlap their
+neighbours' by design) keep the middle. Dev audit scenes 0-19 / 100-119 (learned method, each
+found strip matched to a card's visible part): heap cards given the wrong owner 12 -> 1 / 11 ->
+2 of 429 / 329, fan wedges 14 -> 15 / 11 -> 12, rows unchanged; for every strip, fans 14 -> 19
+(0.0, not kept)."""
+OWN_PIXELS_SHRINK = 0.6
+"""The part of a strip's quad (shrunk about its centre) whose pixels in no other strip's quad
+are its own (:func:`own_pixels`); the quad's rim is left to the card's border and the
+neighbours' colour (0.9: heap cards 12 -> 4 wrong owners on dev seeds 0-19, rows 4 -> 12)."""
+OWN_PIXELS_LEAST = 0.3
+"""Least count of a strip's own pixels, as a share of its middle's, to read the owner on them."""
 
 
 class StripDetector:
@@ -166,10 +181,45 @@ def strip_middle(quad: np.ndarray, shape: tuple[int, ...], shrink: float) -> tup
     return int(x0), int(y0), m
 
 
+def _aspect(quad: np.ndarray) -> float:
+    """Short side over long side of a ``(4, 2)`` quad (0 for a degenerate one)."""
+    sides = np.hypot(*np.diff(np.vstack([quad, quad[:1]]), axis=0).T)
+    return float(min(sides[0], sides[1]) / max(sides[0], sides[1])) if max(sides[0], sides[1]) > 0 else 0.0
+
+
+def own_pixels(quads: np.ndarray, k: int, shape: tuple[int, ...],
+               shrink: float = OWN_PIXELS_SHRINK) -> tuple[int, int, np.ndarray] | None:
+    """The pixels of strip ``k`` that no other strip's quad covers: its quad shrunk about its
+    centre by ``shrink``, less every other quad (of the strips whose centres lie within twice
+    its extent), as :func:`strip_middle` returns a mask.
+
+    Args:
+        quads: ``(N, 4, 2)`` image pixels, every strip found. k: the strip. shape: the image's
+            ``(H, W, ...)``.
+
+    Returns:
+        ``(x0, y0, mask)`` (``(h, w) uint8``), or None when the part lies outside the image.
+    """
+    qs = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    part = strip_middle(qs[k], shape, shrink)
+    if part is None:
+        return None
+    x0, y0, m = part
+    m = m.copy()
+    ctr = qs.mean(axis=1)
+    reach = 2.0 * float(np.ptp(qs[k], axis=0).max()) + 1.0
+    for j in np.flatnonzero(np.hypot(*(ctr - ctr[k]).T) < reach):
+        if j != k:
+            cv2.fillConvexPoly(m, np.round((qs[j] - [x0, y0]) * 4).astype(np.int32), 0, cv2.LINE_8, 2)
+    return x0, y0, m
+
+
 def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
-                 shrink: float = 0.35) -> np.ndarray:
+                 shrink: float = 0.35, own_aspect: float | None = OWN_PIXELS_ASPECT) -> np.ndarray:
     """The registered back of each detected strip: the most frequent back colour among the
-    pixels of the strip's middle (the quad shrunk about its centre by ``shrink``).
+    pixels of the strip's middle (the quad shrunk about its centre by ``shrink``), or, for a
+    strip at least ``own_aspect`` square (short side over long; None: never), among its own
+    pixels (:func:`own_pixels`) when there are enough of them.
 
     Args:
         quads: ``(N, 4, 2)`` image pixels.
@@ -178,16 +228,22 @@ def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
             cloth exclusion: a strip's pixels are a card's).
         min_share: least share of the middle's pixels having a back colour; under it the strip
             is an unregistered back (0).
+        own_aspect: see above (:data:`OWN_PIXELS_ASPECT`).
 
     Returns:
         ``(N,) int`` player index + 1, or 0 (unknown back).
     """
     out = np.zeros(len(quads), np.int64)
-    for k, q in enumerate(np.asarray(quads, np.float64)):
+    qs = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    for k, q in enumerate(qs):
         middle = strip_middle(q, labels.shape, shrink)
         if middle is None:
             continue
         x0, y0, m = middle
+        if own_aspect is not None and _aspect(q) >= own_aspect:
+            own = own_pixels(qs, k, labels.shape)
+            if own is not None and own[2].sum() >= max(6, OWN_PIXELS_LEAST * m.sum()):
+                x0, y0, m = own
         v = labels[y0:y0 + m.shape[0], x0:x0 + m.shape[1]][m > 0]
         if len(v) == 0:
             c = q.mean(axis=0)
