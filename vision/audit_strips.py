@@ -50,8 +50,8 @@ an L or a corner, and its middle is often the card above): its owner is read on 
 (:func:`own_pixels`). Thin strips (a row's, a fan's wedges, whose boxes overlap their
 neighbours' by design) keep the middle. Dev audit scenes 0-19 / 100-119 (learned method, each
 found strip matched to a card's visible part): heap cards given the wrong owner 12 -> 1 / 11 ->
-2 of 429 / 329, fan wedges 14 -> 15 / 11 -> 12, rows unchanged; from 0.3 fans 14 -> 33 and for
-every strip (0.0) 14 -> 19 on seeds 0-19 (not kept)."""
+2 of 429 / 329, fan wedges 14 -> 15 / 11 -> 12, rows unchanged. Not kept (fans' wrong owners
+on seeds 0-19): every strip (0.0) 14 -> 19; from 0.3 with a shrink of 0.9, 14 -> 33."""
 OWN_PIXELS_SHRINK = 0.6
 """The part of a strip's quad (shrunk about its centre) whose pixels in no other strip's quad
 are its own (:func:`own_pixels`); the quad's rim is left to the card's border and the
