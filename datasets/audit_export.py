@@ -55,14 +55,13 @@ MIN_VISIBLE = 0.04
 
 def _audit_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     """Render audit scene ``seed + index`` and write its crops; returns how many."""
-    from .audit_scenes import make_audit_scene
+    from .audit_scenes import ARRANGEMENTS, make_audit_scene
 
     rng = np.random.default_rng([int(seed), int(index), 0xA5D17])
     imgsz = int(opts.get("imgsz", 320))
     crops = int(opts.get("crops_per_scene", 6))
     res = (1280, 720) if rng.random() < float(opts.get("small_p", 0.2)) else (1920, 1080)
-    sc = (make_audit_scene(int(seed) + int(index), res, arrangements=tuple(opts["arrangements"]))
-          if "arrangements" in opts else make_audit_scene(int(seed) + int(index), res))
+    sc = make_audit_scene(int(seed) + int(index), res, arrangements=tuple(opts.get("arrangements", ARRANGEMENTS)))
     frame, lab = sc.frame, sc.labels
     H, W = frame.shape[:2]
     scale = AUDIT_SCALE * 1920.0 / W  # output pixels per source pixel

@@ -28,7 +28,7 @@ import numpy as np
 from nertz.datasets.audit_export import AUDIT_SCALE
 from nertz.datasets.export import order_quad
 
-from .detect import MODELS, decode_obb
+from .detect import MODELS, decode_obb, quad_aspect
 
 __all__ = ["StripDetector", "strip_owners", "strip_middle", "own_pixels", "STRIPS_ONNX", "CARD_INPUT_PX", "MAX_INPUT_SIDE"]
 
@@ -181,12 +181,6 @@ def strip_middle(quad: np.ndarray, shape: tuple[int, ...], shrink: float) -> tup
     return int(x0), int(y0), m
 
 
-def _aspect(quad: np.ndarray) -> float:
-    """Short side over long side of a ``(4, 2)`` quad (0 for a degenerate one)."""
-    sides = np.hypot(*np.diff(np.vstack([quad, quad[:1]]), axis=0).T)
-    return float(min(sides[0], sides[1]) / max(sides[0], sides[1])) if max(sides[0], sides[1]) > 0 else 0.0
-
-
 def own_pixels(quads: np.ndarray, k: int, shape: tuple[int, ...],
                shrink: float = OWN_PIXELS_SHRINK) -> tuple[int, int, np.ndarray] | None:
     """The pixels of strip ``k`` that no other strip's quad covers: its quad shrunk about its
@@ -235,12 +229,13 @@ def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
     """
     out = np.zeros(len(quads), np.int64)
     qs = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    square = 1.0 / quad_aspect(qs)  # short side over long
     for k, q in enumerate(qs):
         middle = strip_middle(q, labels.shape, shrink)
         if middle is None:
             continue
         x0, y0, m = middle
-        if own_aspect is not None and _aspect(q) >= own_aspect:
+        if own_aspect is not None and square[k] >= own_aspect:
             own = own_pixels(qs, k, labels.shape)
             if own is not None and own[2].sum() >= max(6, OWN_PIXELS_LEAST * m.sum()):
                 x0, y0, m = own
