@@ -499,3 +499,79 @@ def test_strips_without_any_white_are_no_unknown_backs():
     quads = np.array([[[22, 22], [58, 22], [58, 98], [22, 98]],
                       [[118, 18], [172, 18], [172, 102], [118, 102]]], np.float32)
     assert _without_white(img, quads).tolist() == [True, False]
+
+
+def _comp(i: int, centre, size, angle: float, area: float, solidity: float) -> dict:
+    """A classical spread as :func:`nertz.vision.audit.audit` describes it."""
+    rect = (tuple(centre), tuple(size), angle)
+    x, y = centre[0] - size[0] / 2, centre[1] - size[1] / 2
+    return {"i": i, "area": area, "rect": rect, "size": tuple(size), "solidity": solidity,
+            "rect_fill": area / (size[0] * size[1]), "box": (int(x), int(y), int(size[0]), int(size[1]))}
+
+
+def test_fan_like_spreads_are_round_solid_and_not_rectangles():
+    """A fan (a round, solid blob filling 0.76 of its rectangle) is fan-like; a row (long, a
+    full rectangle), a heap (ragged), one card and a scrap of a back's colour under 0.6 of a
+    card's area are not. Card 63 x 88 pixels."""
+    from nertz.vision.audit import _fan_like
+
+    card = (63.0, 88.0)
+    fan = _comp(1, (300, 300), (107, 107), 0, 0.76 * 107 * 107, 0.96)
+    row = _comp(2, (600, 300), (202, 88), 0, 0.93 * 202 * 88, 0.98)
+    heap = _comp(3, (300, 600), (130, 110), 0, 0.68 * 130 * 110, 0.80)
+    one = _comp(4, (600, 600), (63, 88), 0, 0.97 * 63 * 88, 1.0)
+    scrap = _comp(5, (800, 600), (50, 60), 0, 0.80 * 50 * 60, 0.93)
+    assert [c["i"] for c in _fan_like([fan, row, heap, one, scrap], card)] == [1]
+
+
+def test_fans_are_looked_at_again_larger_and_their_strips_replaced():
+    """:func:`nertz.vision.audit._zoom_fans` runs the detector again on each fan-like spread
+    only, at :data:`~nertz.vision.audit.FAN_ZOOM`; the first run's backs and weak boxes on that
+    spread give way to the second's; hands, faces and everything off the spread stay."""
+    from nertz.vision import audit as A
+
+    cc = np.zeros((400, 800), np.int32)
+    cc[100:300, 100:300] = 1  # the fan's pixels
+    cc[100:200, 500:700] = 2  # a row's
+    fan = _comp(1, (200, 200), (200, 200), 0, 0.76 * 200 * 200, 0.96)
+    row = _comp(2, (600, 150), (200, 100), 0, 200 * 100 * 0.95, 0.98)
+
+    def box(cx, cy, r=10.0):
+        return np.array([[cx - r, cy - r], [cx + r, cy - r], [cx + r, cy + r], [cx - r, cy + r]], np.float32)
+
+    calls = []
+
+    class Fake:
+        conf = 0.35
+
+        def with_candidates(self, image, area=None, card_long=None, weak=0.15, zoom=1.0):
+            calls.append((area, zoom))
+            q = np.stack([box(150, 150), box(200, 150), box(250, 150), box(150, 250), box(600, 50)])
+            return (q, np.ones(5, np.float32), np.array([1, 1, 1, 2, 1]), np.stack([box(200, 250)]),
+                    np.full(1, 0.2, np.float32))
+
+    quads = np.stack([box(150, 150), box(250, 150), box(200, 120), box(550, 150), box(650, 150)])
+    cls = np.array([1, 1, 0, 1, 1])
+    weak = np.stack([box(180, 180), box(600, 190)])
+    q, c, w = A._zoom_fans(Fake(), np.zeros((400, 800, 3), np.uint8), [fan, row], cc, (63.0, 88.0),
+                           quads, cls, weak)
+    assert len(calls) == 1 and calls[0][1] == A.FAN_ZOOM
+    x0, y0, x1, y1 = calls[0][0]
+    assert x0 < 100 and y0 < 100 and x1 > 300 and y1 > 300  # the fan's box and a margin
+    centres = sorted(map(tuple, np.round(q.mean(axis=1)).astype(int).tolist()))
+    # the face (200, 120) and the row's two strips stay; the fan's backs are the second run's three
+    assert centres == [(150, 150), (200, 120), (200, 150), (250, 150), (550, 150), (650, 150)]
+    assert sorted(c.tolist()) == [0, 1, 1, 1, 1, 1]
+    assert sorted(map(tuple, np.round(w.mean(axis=1)).astype(int).tolist())) == [(200, 250), (600, 190)]
+
+
+def test_strip_detector_zoom_scales_its_input(scenes):
+    """``zoom`` multiplies the scale at which the network looks at the photo."""
+    from nertz.vision.audit_strips import StripDetector
+
+    det = StripDetector()
+    frame = scenes[8].frame
+    box = (800, 400, 1100, 700)
+    _, s1, *_ = det._forward(frame, box, 88.0)
+    out, s2, x0, y0 = det._forward(frame, box, 88.0, zoom=1.3)
+    assert s2 == pytest.approx(1.3 * s1) and (x0, y0) == (800, 400)

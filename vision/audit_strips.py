@@ -87,7 +87,7 @@ class StripDetector:
         self.conf, self.iou = conf, iou
 
     def __call__(self, image: np.ndarray, box: tuple[int, int, int, int] | None = None,
-                 card_long: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 card_long: float | None = None, zoom: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Detect in ``image[y0:y1, x0:x1]`` (``box = (x0, y0, x1, y1)`` pixels; None: all).
 
         Args:
@@ -95,12 +95,14 @@ class StripDetector:
             card_long: the cards' long side in image pixels when known: the scale is then
                 kept such that it comes to :data:`CARD_INPUT_PX` (the range seen in training),
                 unless the input's longer side would pass :data:`MAX_INPUT_SIDE`.
+            zoom: the scale so found times this (a fan's thin wedges are found better a little
+                larger than the cards of training: :data:`nertz.vision.audit.FAN_ZOOM`).
 
         Returns:
             ``quads (N, 4, 2) float32`` image pixels, ``scores (N,)``, ``class_id (N,)``
             (0 face, 1 back, 2 hand), best first.
         """
-        ran = self._forward(image, box, card_long)
+        ran = self._forward(image, box, card_long, zoom)
         if ran is None:
             return np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
         out, s, x0, y0 = ran
@@ -108,7 +110,7 @@ class StripDetector:
         return quads + np.array([x0, y0], np.float32), score, cls
 
     def with_candidates(self, image: np.ndarray, box: tuple[int, int, int, int] | None = None,
-                        card_long: float | None = None, weak: float = 0.15
+                        card_long: float | None = None, weak: float = 0.15, zoom: float = 1.0
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """As :meth:`__call__` (one run of the network), plus the weak ``back`` boxes: every
         anchor's box whose ``back`` score lies in ``[weak, conf)``, before any suppression
@@ -120,7 +122,7 @@ class StripDetector:
             float32`` image pixels and ``weak_scores (M,)``, best first.
         """
         none = np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32)
-        ran = self._forward(image, box, card_long)
+        ran = self._forward(image, box, card_long, zoom)
         if ran is None:
             return (*none, np.zeros(0, np.int64), *none)
         out, s, x0, y0 = ran
@@ -137,7 +139,7 @@ class StripDetector:
         return quads + off, score, cls, wq + off, sc[pick].astype(np.float32)
 
     def _forward(self, image: np.ndarray, box: tuple[int, int, int, int] | None,
-                 card_long: float | None) -> tuple[np.ndarray, float, int, int] | None:
+                 card_long: float | None, zoom: float = 1.0) -> tuple[np.ndarray, float, int, int] | None:
         """The network's raw output on the boxed part of ``image`` at the audit's scale:
         ``(output, scale, x0, y0)``, or None for a box under 8 pixels a side."""
         H, W = image.shape[:2]
@@ -148,7 +150,7 @@ class StripDetector:
         s = AUDIT_SCALE * 1920.0 / W
         if card_long is not None and card_long > 0:
             s = float(np.clip(s, CARD_INPUT_PX[0] / card_long, CARD_INPUT_PX[1] / card_long))
-        s = min(s, MAX_INPUT_SIDE / max(x1 - x0, y1 - y0))
+        s = min(s * zoom, MAX_INPUT_SIDE / max(x1 - x0, y1 - y0))
         sub = image[y0:y1, x0:x1]
         nw, nh = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
         resized = cv2.resize(sub, (nw, nh), interpolation=cv2.INTER_LINEAR if s > 1 else cv2.INTER_AREA)
