@@ -575,3 +575,23 @@ def test_strip_detector_zoom_scales_its_input(scenes):
     _, s1, *_ = det._forward(frame, box, 88.0)
     out, s2, x0, y0 = det._forward(frame, box, 88.0, zoom=1.3)
     assert s2 == pytest.approx(1.3 * s1) and (x0, y0) == (800, 400)
+
+
+def test_fan_strays_are_small_boxes_inside_the_fans_circle():
+    """Ten wedges on a circle of 50 pixels (card 88 long), the whole top card and a small box
+    across the wedges' narrow ends (20 pixels from the pivot): the box at the hub is a stray,
+    the top card is not; nor is a small box just beyond the circle; a row has none."""
+    from nertz.vision.audit import _fan_strays
+
+    pivot, card = np.array([400.0, 300.0]), 88.0
+    wedges = [_wedge(pivot, 50.0, 190 + 12 * k) for k in range(10)]
+    t = np.radians(250)
+    top_c = pivot + 31 * np.array([np.cos(t), np.sin(t)])
+    top = cv2.boxPoints(((float(top_c[0]), float(top_c[1])), (85.0, 60.0), 250.0)).astype(np.float32)
+    hub = _wedge(pivot, 20.0, 240, long=25.0, short=12.0)
+    beyond = _wedge(pivot, 70.0, 236)
+    assert _fan_strays(np.stack(wedges + [top, hub]), card).tolist() == [11]
+    assert _fan_strays(np.stack(wedges + [top, beyond]), card).tolist() == []
+    row = np.stack([_wedge(np.array([100.0 + 15 * k, 500.0]), 0.0, 90) for k in range(8)]
+                   + [_wedge(np.array([150.0, 480.0]), 0.0, 0)])
+    assert _fan_strays(row, card).tolist() == []
