@@ -172,7 +172,9 @@ Fans' extra strips, dev scenes 0-19 / 100-119 (each strip matched to a card's vi
 18 -> 8 / 18 -> 7, missed cards 25 -> 27 / 41 -> 42 (0.05: the same as 0.1 on 0-19; 0.2: 12
 extra, 25 missed). Audit figures, dev 0-19 / 100-139: mean error 0.73 -> 0.72 / 1.07 -> 1.07,
 fans counted exactly 42 -> 50 / 48 -> 51 %; fresh scenes 10680-10739 (measured once): mean
-error 1.24 both, within one card 23.3 -> 26.7 %, every colour exact 10.0 % both, fans 43 -> 45 %."""
+error 1.24 both, within one card 23.3 -> 26.7 %, every colour exact 10.0 % both, fans 43 -> 45 %;
+10620-10679 (measured a second time): 1.32 -> 1.33, within one 40.0 % both, every colour exact
+15.0 -> 13.3 %, fans 43 -> 45 %."""
 FAN_ZOOM = 1.2
 """Learned path: the strip detector looks again at each fan-like spread (:func:`_fan_like`) this
 many times larger than at the first run, and its strips there replace the first run's
