@@ -885,7 +885,8 @@ def _fan_circles(quads: np.ndarray, card_h: float, link: float = 0.4, max_rms: f
     return fans
 
 
-def _fan_strays(quads: np.ndarray, card_h: float, inside: float | None = None) -> np.ndarray:
+def _fan_strays(quads: np.ndarray, card_h: float, inside: float | None = None,
+                fans: list | None = None) -> np.ndarray:
     """The strips of a fan (:func:`_fan_circles`) that lie off its circle toward the point the
     fan turns about by more than ``inside`` card lengths (default :data:`FAN_STRAY_INSIDE`) and
     are smaller than 0.6 of a card: boxes across the narrow ends of several wedges, where they
@@ -893,16 +894,18 @@ def _fan_strays(quads: np.ndarray, card_h: float, inside: float | None = None) -
 
     Args:
         quads: ``(N, 4, 2)`` the found strips, image pixels. card_h: a card's long side, pixels.
+        fans: :func:`_fan_circles` of ``quads`` when already found (None: found here).
 
     Returns:
         ``(K,) int`` indices into ``quads``, ascending.
     """
     inside = FAN_STRAY_INSIDE if inside is None else inside
+    fans = _fan_circles(quads, card_h) if fans is None else fans
     e1, e2 = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
     area = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
     c = quads.mean(axis=1).astype(np.float64)
     out: list[int] = []
-    for members, centre, r, on in _fan_circles(quads, card_h):
+    for members, centre, r, on in fans:
         for m in np.setdiff1d(members, on):
             if area[m] < 0.6 * card_h * card_h * 63 / 88 and float(np.hypot(*(c[m] - centre))) < r - inside * card_h:
                 out.append(int(m))
@@ -910,7 +913,7 @@ def _fan_strays(quads: np.ndarray, card_h: float, inside: float | None = None) -
 
 
 def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 0.4,
-              max_rms: float = 0.06) -> np.ndarray:
+              max_rms: float = 0.06, fans: list | None = None) -> np.ndarray:
     """The weak boxes that fill gaps in the fans among the found strips: which of ``weak``
     (``(M, 4, 2)`` image pixels, best first) to count too.
 
@@ -927,6 +930,8 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
         quads: ``(N, 4, 2)`` the found strips, image pixels.
         weak: ``(M, 4, 2)`` weak candidates (:meth:`~nertz.vision.audit_strips.StripDetector.with_candidates`).
         card_h: a card's long side, pixels.
+        fans: :func:`_fan_circles` of ``quads`` (with ``link``, ``max_rms``) when already found
+            (None: found here).
 
     Returns:
         ``(K,) int`` indices into ``weak``.
@@ -941,7 +946,7 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
     theta = np.degrees(np.arctan2(longer[:, 1], longer[:, 0])) % 180  # each box's long side
     e1, e2 = quads[:, 1] - quads[:, 0], quads[:, 3] - quads[:, 0]
     area = np.abs(e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0])
-    for members, centre, r, idx in _fan_circles(quads, card_h, link, max_rms):
+    for members, centre, r, idx in (_fan_circles(quads, card_h, link, max_rms) if fans is None else fans):
         pos = np.degrees(np.arctan2(c[idx, 1] - centre[1], c[idx, 0] - centre[0]))
         order = np.argsort(pos)
         phi, idx = pos[order], idx[order]
@@ -1321,12 +1326,13 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         if UNKNOWN_NEEDS_WHITE:  # only the kept strips of no registered colour are looked at
             unknown_kept = np.nonzero(keep & (owners == 0))[0]
             counted[unknown_kept[_without_white(blurred, quads[unknown_kept])]] = False
+        fans = _fan_circles(quads[keep], card_wh[1]) if card_wh is not None else []  # once, for both
         if FAN_STRAY_INSIDE is not None and card_wh is not None:  # boxes across a fan's hub
             kept = np.flatnonzero(keep)
-            counted[kept[_fan_strays(quads[kept], card_wh[1])]] = False
+            counted[kept[_fan_strays(quads[kept], card_wh[1], fans=fans)]] = False
         learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, counted) if k]
         if FAN_FILL_WEAK < 1 and len(weak_quads) and card_wh is not None:
-            add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1])]
+            add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1], fans=fans)]
             wc = (np.clip(np.round(add.mean(axis=1)).astype(int), 0, [w - 1, h - 1]) if len(add)
                   else np.zeros((0, 2), int))
             learned += [(int(o), q, int(cc[y, x])) for o, q, (x, y) in zip(strip_owners(add, raw), add, wc)]

@@ -184,7 +184,8 @@ def strip_middle(quad: np.ndarray, shape: tuple[int, ...], shrink: float) -> tup
 
 
 def own_pixels(quads: np.ndarray, k: int, shape: tuple[int, ...],
-               shrink: float = OWN_PIXELS_SHRINK) -> tuple[int, int, np.ndarray] | None:
+               shrink: float = OWN_PIXELS_SHRINK, centres: np.ndarray | None = None
+               ) -> tuple[int, int, np.ndarray] | None:
     """The pixels of strip ``k`` that no other strip's quad covers: its quad shrunk about its
     centre by ``shrink``, less every other quad (of the strips whose centres lie within twice
     its extent), as :func:`strip_middle` returns a mask.
@@ -192,6 +193,7 @@ def own_pixels(quads: np.ndarray, k: int, shape: tuple[int, ...],
     Args:
         quads: ``(N, 4, 2)`` image pixels, every strip found. k: the strip. shape: the image's
             ``(H, W, ...)``.
+        centres: ``(N, 2)`` the quads' centres when already known (None: computed here).
 
     Returns:
         ``(x0, y0, mask)`` (``(h, w) uint8``), or None when the part lies outside the image.
@@ -202,7 +204,7 @@ def own_pixels(quads: np.ndarray, k: int, shape: tuple[int, ...],
         return None
     x0, y0, m = part
     m = m.copy()
-    ctr = qs.mean(axis=1)
+    ctr = qs.mean(axis=1) if centres is None else centres
     reach = 2.0 * float(np.ptp(qs[k], axis=0).max()) + 1.0
     for j in np.flatnonzero(np.hypot(*(ctr - ctr[k]).T) < reach):
         if j != k:
@@ -232,13 +234,14 @@ def strip_owners(quads: np.ndarray, labels: np.ndarray, min_share: float = 0.15,
     out = np.zeros(len(quads), np.int64)
     qs = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     square = 1.0 / quad_aspect(qs)  # short side over long
+    centres = qs.mean(axis=1)
     for k, q in enumerate(qs):
         middle = strip_middle(q, labels.shape, shrink)
         if middle is None:
             continue
         x0, y0, m = middle
         if own_aspect is not None and square[k] >= own_aspect:
-            own = own_pixels(qs, k, labels.shape)
+            own = own_pixels(qs, k, labels.shape, centres=centres)
             if own is not None and own[2].sum() >= max(6, OWN_PIXELS_LEAST * m.sum()):
                 x0, y0, m = own
         v = labels[y0:y0 + m.shape[0], x0:x0 + m.shape[1]][m > 0]
