@@ -276,7 +276,8 @@ def _warp_area(image: np.ndarray, src: np.ndarray, dst: np.ndarray, size: int, s
     return out if big == size else cv2.resize(out, (size, size), interpolation=cv2.INTER_AREA)
 
 
-def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int = 114) -> np.ndarray:
+def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int = 114,
+                 long_side: np.ndarray | None = None) -> np.ndarray:
     """The card inside ``quad`` warped upright to a ``size`` x ``size`` image (perspective
     transform of the 4 corners to the square's corners, ``cv2.getPerspectiveTransform``): the
     card's long side vertical (a card seen landscape is turned by 90 degrees), squashed to the
@@ -292,6 +293,10 @@ def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int 
         quad: ``(4, 2)`` corners in pixels, clockwise as seen in the image (any start corner).
         size: output side, pixels.
         fill: grey for parts of the quad outside the image.
+        long_side: optional ``(dx, dy)``, the image direction of the card's long side where it
+            is known otherwise (:class:`nertz.vision.card_axes.CardAxes`: a card seen so
+            steeply that its long side looks the shorter): the pair of sides nearer that
+            direction is set upright. None, or NaN: the longer pair as seen.
 
     Returns:
         ``(size, size, 3) uint8`` BGR.
@@ -301,7 +306,12 @@ def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int 
     """
     q = _quad_points(quad, "a card")
     across, down = _sides(q)
-    if across > down:  # seen landscape: start at the next corner so the short edge is the top
+    landscape = across > down
+    if long_side is not None and np.all(np.isfinite(long_side)):
+        d = np.asarray(long_side, np.float64).reshape(2)
+        landscape = abs(float(d @ (q[1] - q[0]))) / max(np.linalg.norm(q[1] - q[0]), 1e-9) > \
+            abs(float(d @ (q[3] - q[0]))) / max(np.linalg.norm(q[3] - q[0]), 1e-9)
+    if landscape:  # the long side runs across: start at the next corner so the short edge is the top
         q = np.roll(q, -1, axis=0)
     # area-averaging: warp at the card's own scale first when it is much larger than the output
     long_px = max(across, down)

@@ -53,6 +53,7 @@ from nertz.referee.table import Table
 
 from .backs import UNKNOWN, BackMatcher
 from .boxes import under_hand
+from .card_axes import CardAxes
 
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "save_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "quad_aspect", "WHOLE_TILT_DEG", "TABLE_VIEW_TILT_DEG", "MODELS",
@@ -655,6 +656,10 @@ class CardRecognizer:
         sure: the top probability at which a card's first reading is kept alone (None:
             :data:`SURE_READ`, read when the recogniser is made; above 1, every card is read
             every way).
+        zone_axes: with a ``table`` that has zones, rectify a whole card in a player's zone
+            with the pair of sides that points towards the shared area upright (the player's
+            cards face them; :class:`~nertz.vision.card_axes.CardAxes`), not the longer pair
+            as seen, which a steep view near the frame's edge gets wrong.
 
     Raises:
         ModelError: a model file is missing or broken.
@@ -667,7 +672,8 @@ class CardRecognizer:
                  tta: bool = True, refine: bool = True,
                  strips: str | Path | None = STRIP_ONNX if STRIP_ONNX.is_file() else None,
                  covered: str | Path | None = COVERED_ONNX if COVERED_ONNX.is_file() else None,
-                 whole_tilt_deg: float = WHOLE_TILT_DEG, sure: float | None = None) -> None:
+                 whole_tilt_deg: float = WHOLE_TILT_DEG, sure: float | None = None,
+                 zone_axes: bool = True) -> None:
         self.whole_tilt_deg = float(whole_tilt_deg)
         self.sure = float(SURE_READ if sure is None else sure)
         self.det = _session(Path(detector) if detector is not None else default_detector(), threads)
@@ -689,6 +695,7 @@ class CardRecognizer:
         self.strip_size = _cls_size(self.strip) if self.strip is not None else 0
         self.tta, self.refine = tta, refine
         self.backs = BackMatcher.from_table(table) if table is not None else None
+        self.axes = CardAxes.from_table(table) if table is not None and zone_axes else None
         self.imgsz, self.conf, self.iou, self.crop_pad = imgsz, conf, iou, crop_pad
         if tuple(self.det_names[i] for i in sorted(self.det_names)) != DETECT_CLASSES:
             raise ModelError(f"detector classes {self.det_names} are not {DETECT_CLASSES}")
@@ -780,7 +787,9 @@ class CardRecognizer:
 
     def rectify(self, frame: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """The cards of ``quads`` warped upright to the rectified-card classifier's input
-        (:func:`nertz.datasets.export.rectify_card`).
+        (:func:`nertz.datasets.export.rectify_card`): the longer side as seen upright, but
+        for a card in a player's zone whose long side the zone names
+        (:meth:`~nertz.vision.card_axes.CardAxes.long_sides`, with ``zone_axes``).
 
         Args:
             frame: ``(H, W, 3) uint8`` BGR. quads: ``(N, 4, 2)`` pixels, clockwise as seen.
@@ -796,7 +805,9 @@ class CardRecognizer:
         q = _quads_array(quads)
         if len(q) == 0:
             return np.zeros((0, self.id_size, self.id_size, 3), np.uint8)
-        return np.stack([rectify_card(frame, order_quad(x), self.id_size) for x in q])
+        q = np.stack([order_quad(x) for x in q])
+        long = self.axes.long_sides(q) if self.axes is not None else [None] * len(q)
+        return np.stack([rectify_card(frame, x, self.id_size, long_side=d) for x, d in zip(q, long)])
 
     def quad_probabilities(self, frame: np.ndarray, quads: np.ndarray,
                            alt_quads: np.ndarray | None = None,

@@ -100,7 +100,8 @@ class ModelObserver:
         """The settings that decide which names are kept, which faces count as whole cards
         (the recognizer's ``whole_tilt_deg``) and how whole cards' edges are refitted
         (:data:`~nertz.vision.detect.REFINE_VERSION` and :func:`~nertz.vision.detect.refine_quad`'s
-        defaults), for caches of looks."""
+        defaults) and whether the zones name the cards' long sides (the recognizer's
+        ``axes``), for caches of looks."""
         refine = ""
         if getattr(self.recognizer, "refine", False):
             from .detect import REFINE_VERSION, refine_quad
@@ -110,7 +111,8 @@ class ModelObserver:
                 if v.default is not inspect.Parameter.empty)
         return (f"reuse {self.reuse_iou} {self.reuse_diff} {self.reuse_changed} {STRONG_CHANGE}"
                 f" whole {getattr(self.recognizer, 'whole_tilt_deg', None)}"
-                + (" quads kept" if self._keeps_quads else "") + refine)
+                + (" quads kept" if self._keeps_quads else "") + refine
+                + (" zone axes" if getattr(self.recognizer, "axes", None) is not None else ""))
 
     @property
     def _keeps_quads(self) -> bool:
