@@ -309,8 +309,8 @@ def rectify_card(image: np.ndarray, quad: np.ndarray, size: int = 64, fill: int 
     landscape = across > down
     if long_side is not None and np.all(np.isfinite(long_side)):
         d = np.asarray(long_side, np.float64).reshape(2)
-        landscape = abs(float(d @ (q[1] - q[0]))) / max(np.linalg.norm(q[1] - q[0]), 1e-9) > \
-            abs(float(d @ (q[3] - q[0]))) / max(np.linalg.norm(q[3] - q[0]), 1e-9)
+        a, b = (q[1] - q[0]) + (q[2] - q[3]), (q[3] - q[0]) + (q[2] - q[1])  # the pairs' directions
+        landscape = abs(float(d @ a)) / max(np.linalg.norm(a), 1e-9) > abs(float(d @ b)) / max(np.linalg.norm(b), 1e-9)
     if landscape:  # the long side runs across: start at the next corner so the short edge is the top
         q = np.roll(q, -1, axis=0)
     # area-averaging: warp at the card's own scale first when it is much larger than the output
