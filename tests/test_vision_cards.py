@@ -430,3 +430,17 @@ def test_squarish_faces_keep_the_likelier_of_both_readings(frame_and_cards):
     assert read == [2]  # the two squares, not the strip
     assert det.labels.tolist() == ["QS", "2C", "2C"]
     assert det.label_confidence.tolist() == pytest.approx([0.9, 0.5, 0.5])
+
+
+def test_a_cache_of_looks_is_keyed_by_the_zone_axes():
+    from nertz.vision.observe import ModelObserver
+
+    class WithAxes:
+        axes = object()
+
+    class WithoutAxes:
+        axes = None
+
+    assert "zone axes" in ModelObserver(WithAxes()).cache_key
+    assert "zone axes" not in ModelObserver(WithoutAxes()).cache_key
+    assert ModelObserver(WithAxes()).cache_key != ModelObserver(WithoutAxes()).cache_key
