@@ -921,10 +921,11 @@ def _fan_gaps(quads: np.ndarray, weak: np.ndarray, card_h: float, link: float = 
     circle lie one step apart, a median step of 5-20 degrees. Where two neighbours on the
     circle lie ``k`` steps apart (k >= 2, by at least 1.5 steps), up to ``k - 1`` weak boxes
     whose centres lie on the circle (within 0.1 card lengths) in that gap, at least 0.6 steps
-    from the found wedges and from each other, are taken, best first. With :data:`FAN_FILL_TOP`, the stretch beyond one end up to the
-    place of the whole top card's own wedge (:func:`_fan_top_end`; the top card: the largest box
-    off the circle, at least 0.6 of a card's area, its centre within 0.6 card lengths of the
-    circle's centre) is such a gap too; nothing else is added beyond the fan's ends.
+    from the found wedges and from each other, are taken, best first. With
+    :data:`FAN_FILL_TOP`, the stretch beyond one end up to the place of the whole top card's own
+    wedge (:func:`_fan_top_end`; the top card: the largest box off the circle, at least 0.6 of a
+    card's area, its centre within 0.6 card lengths of the circle's centre) is such a gap too;
+    nothing else is added beyond the fan's ends.
 
     Args:
         quads: ``(N, 4, 2)`` the found strips, image pixels.

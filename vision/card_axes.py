@@ -115,14 +115,15 @@ class CardAxes:
         down = (q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])
         across = (q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])
         centres = q.mean(axis=1)
+        free = np.ones(len(q), bool)  # in no zone found so far
         for poly, axis in self.zones:
-            inside = np.array([cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0 for x, y in centres])
-            todo = inside & np.isnan(out[:, 0])
+            todo = np.array([free[i] and cv2.pointPolygonTest(poly, (float(x), float(y)), False) >= 0
+                             for i, (x, y) in enumerate(centres)], bool)
             if not todo.any():
                 continue
-            a_down, a_across = _angle_deg(down, axis), _angle_deg(across, axis)
-            pick_down = todo & (a_across - a_down >= self.clear_deg)
-            pick_across = todo & (a_down - a_across >= self.clear_deg)
-            out[pick_down] = down[pick_down]
-            out[pick_across] = across[pick_across]
+            free &= ~todo
+            idx = np.flatnonzero(todo)
+            gap = _angle_deg(across[idx], axis) - _angle_deg(down[idx], axis)
+            out[idx[gap >= self.clear_deg]] = down[idx[gap >= self.clear_deg]]
+            out[idx[gap <= -self.clear_deg]] = across[idx[gap <= -self.clear_deg]]
         return out

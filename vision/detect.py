@@ -47,7 +47,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quad, order_quads, rectify_card, rectify_strip
+from nertz.datasets.export import DETECT_CLASSES, card_crop, order_quads, rectify_card, rectify_strip
 from nertz.referee.errors import NertzError
 from nertz.referee.table import Table
 
@@ -805,7 +805,7 @@ class CardRecognizer:
         q = _quads_array(quads)
         if len(q) == 0:
             return np.zeros((0, self.id_size, self.id_size, 3), np.uint8)
-        q = np.stack([order_quad(x) for x in q])
+        q = order_quads(q)
         long = self.axes.long_sides(q) if self.axes is not None else [None] * len(q)
         return np.stack([rectify_card(frame, x, self.id_size, long_side=d) for x, d in zip(q, long)])
 
