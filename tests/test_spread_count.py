@@ -90,6 +90,29 @@ def test_the_median_over_frames_is_kept_and_frames_without_backs_are_skipped(mon
     assert count_spreads([], [], TABLE) == {}
 
 
+RED_INK, SKIN, PAPER = (45.0, 60.0, 40.0), (70.0, 18.0, 22.0), (95.0, 0.0, 2.0)
+
+
+def inked(ink, x: float, spread: int = 1) -> Strip:
+    """A strip of red's back in red's zone whose ink (CIELAB) is ``ink`` (None: not measured)."""
+    return Strip("red", box(x, 600, 12), "red", spread, "model", None if ink is None else np.array(ink))
+
+
+def test_strips_whose_ink_is_not_the_spreads_are_not_counted(monkeypatch):
+    # five cards of a row (their inks a little apart, as light and blur make them), a forearm
+    # and a face-up card's paper that the colour map read as a pale red back, one strip unmeasured
+    row = [inked(np.add(RED_INK, (3 * i - 6, i - 2, 2 - i)), 400 + 12 * i) for i in range(5)]
+    others = [inked(SKIN, 700, 2), inked(SKIN, 712, 2), inked(PAPER, 300, 3), inked(None, 462)]
+    assert spread_count.same_ink(row + others) == row + others[3:]
+    assert spread_count.same_ink(row + others, radius=None) == row + others
+    assert spread_count.same_ink(others[:1] + others[3:]) == others[:1] + others[3:]  # one ink: nothing to compare
+    fake_audits(monkeypatch, {1: AuditResult({"red": 0, "blue": 0}, {"red": {}, "blue": {}}, 0, 0, row + others)})
+    assert count_spreads([], [frame(1)], TABLE)["red"] == 6
+    # more false strips than true ones but spread apart: the cards' ink is still the densest
+    fakes = [inked(np.add(SKIN, (0, 8 * i, -8 * i)), 700 + 12 * i, 2) for i in range(7)]
+    assert spread_count.same_ink(row + fakes) == row
+
+
 def test_a_count_is_never_more_than_the_nertz_pile(monkeypatch):
     fake_audits(monkeypatch, {1: result(*[("red", 400 + 12 * i, 600, "red", 1) for i in range(20)])})
     assert count_spreads([], [frame(1)], TABLE)["red"] == 13
@@ -154,3 +177,6 @@ def test_a_rendered_scene_counts_as_the_audit_of_its_zones(seed):
     res = audit(sc.frame, table)
     assert count_spreads([], [sc.frame], table) == {p: res.zones.get(p, {}).get(p, 0) for p in table.zones}
     assert count_spreads([], [sc.frame], table) == sc.truth.zones  # this scene's zones are counted exactly
+    model = [s for s in res.strips if s.how == "model"]
+    assert model and all(s.ink is None or s.ink.shape == (3,) for s in model)
+    assert sum(s.ink is not None for s in model) >= 0.9 * len(model)  # the strips' inks are measured

@@ -100,7 +100,7 @@ from nertz.referee.table import Table, hex_to_lab
 
 from .audit_strips import STRIPS_ONNX, StripDetector, strip_middle, strip_owners
 
-__all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "PIXEL_DELTA",
+__all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "lab_distance", "PIXEL_DELTA",
            "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD", "METHODS"]
 
 UNKNOWN = "unknown"
@@ -215,6 +215,11 @@ class Strip:
         how: ``"strip"`` (found as a strip of a row, or a single card), ``"fan"`` or ``"heap"``
             (counted from the spread's area: its quad is the spread's box), ``"model"`` (found
             by the strip detector: its quad is the card's visible part).
+        ink: ``(3,) float64`` CIELAB of the strip's ink: the median of the darker half of its
+            middle's pixels (:func:`_strip_inks`, without the pattern's paper white), under
+            the light correction its owner was read under (:func:`_owner_gain`); None where
+            not measured (the classical path, a fan's gap filled from a weak box, a strip too
+            small).
     """
 
     owner: str
@@ -222,6 +227,7 @@ class Strip:
     where: str
     spread: int
     how: str
+    ink: np.ndarray | None = None
 
 
 @dataclass
@@ -466,7 +472,7 @@ def _owner_gain(img: np.ndarray, quads: np.ndarray, labs: np.ndarray, gain: np.n
             spread = np.zeros(len(lab))
             for j in np.unique(k):
                 sel = k == j
-                spread[sel] = _lab_distance(lab[sel], lab[sel].mean(axis=0))
+                spread[sel] = lab_distance(lab[sel], lab[sel].mean(axis=0))
             return float(np.minimum(d, STRIP_DELTA).mean()
                          + OWNER_SPREAD_WEIGHT * np.minimum(spread, STRIP_DELTA).mean())
     else:
@@ -538,7 +544,7 @@ def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np
     if len(skins) == 0 or np.isnan(skins).any():
         return out
     skin_lab = _bgr_to_lab(skins * gain)
-    skin_like = _lab_distance(skin_lab[:, None, :], labs[None]).min(axis=1) >= SKIN_DELTA  # else a box mostly over cards
+    skin_like = lab_distance(skin_lab[:, None, :], labs[None]).min(axis=1) >= SKIN_DELTA  # else a box mostly over cards
     hands, skin_lab = hands[skin_like], skin_lab[skin_like]
     if len(hands) == 0:
         return out
@@ -551,8 +557,8 @@ def _skin_strips(img: np.ndarray, quads: np.ndarray, hands: np.ndarray, labs: np
         inks[todo] = _strip_inks(img, quads[todo], 0.35)
     for k in np.nonzero(todo & ~np.isnan(inks).any(axis=1))[0]:
         lab = _bgr_to_lab(inks[k] * gain)[0]
-        d_reg = float(_lab_distance(labs, lab).min())  # to the inks themselves, no paper white mixed in
-        d_skin = float(_lab_distance(skin_lab[near[k]], lab).min())
+        d_reg = float(lab_distance(labs, lab).min())  # to the inks themselves, no paper white mixed in
+        d_skin = float(lab_distance(skin_lab[near[k]], lab).min())
         out[k] = d_skin < SKIN_DELTA and d_skin < d_reg
     return out
 
@@ -574,7 +580,7 @@ def _strip_inks(img: np.ndarray, quads: np.ndarray, shrink: float) -> np.ndarray
     return out
 
 
-def _lab_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def lab_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Euclidean CIELAB distance with L* at half weight (light and shadow move L* most), over
     the last axis of ``a - b`` (broadcast)."""
     d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
@@ -596,7 +602,7 @@ def _segment_distance(lab: np.ndarray, labs: np.ndarray) -> tuple[np.ndarray, np
     k = labs[None, :, :]
     wdir = np.array([96.0, 0.0, 0.0])[None, None, :] - k
     t = np.clip(((x - k) * wdir).sum(-1) / np.maximum((wdir ** 2).sum(-1), 1e-9), 0.0, _MAX_MIX)
-    dist = _lab_distance(x, k + t[..., None] * wdir)
+    dist = lab_distance(x, k + t[..., None] * wdir)
     return dist.min(axis=1), dist.argmin(axis=1)
 
 
@@ -1289,7 +1295,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         comps.append({"i": i, "area": area, "rect": rect, "size": (rw, rh), "solidity": solidity,
                       "rect_fill": area / max(rw * rh, 1.0), "box": (x, y, bw, bh)})
     method = _resolve_method(method, detector)
-    learned: list[tuple[int, np.ndarray, int]] = []  # (player index + 1 or 0, quad, component label)
+    learned: list[tuple] = []  # (player index + 1 or 0, quad, component label, ink or None)
     faces = None  # the strip detector's face-up cards, (F, 4, 2), with a learned method
     card_wh = _card_scale(comps) if comps else None
     if method != "classical":
@@ -1331,22 +1337,25 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         if FAN_STRAY_INSIDE is not None and card_wh is not None:  # boxes across a fan's hub
             kept = np.flatnonzero(keep)
             counted[kept[_fan_strays(quads[kept], card_wh[1], fans=fans)]] = False
-        learned = [(int(o), q, int(cc[y, x])) for o, q, (x, y), k in zip(owners, quads, ci, counted) if k]
+        ink_lab = _bgr_to_lab(np.nan_to_num(inks) * og) if len(quads) else np.zeros((0, 3))
+        ink_of = [None if np.isnan(i).any() else lab for i, lab in zip(inks, ink_lab)]  # Strip.ink
+        learned = [(int(o), q, int(cc[y, x]), ink) for o, q, (x, y), k, ink
+                   in zip(owners, quads, ci, counted, ink_of) if k]
         if FAN_FILL_WEAK < 1 and len(weak_quads) and card_wh is not None:
             add = weak_quads[_fan_gaps(quads[keep], weak_quads, card_wh[1], fans=fans)]
             wc = (np.clip(np.round(add.mean(axis=1)).astype(int), 0, [w - 1, h - 1]) if len(add)
                   else np.zeros((0, 2), int))
-            learned += [(int(o), q, int(cc[y, x])) for o, q, (x, y) in zip(strip_owners(add, raw), add, wc)]
+            learned += [(int(o), q, int(cc[y, x]), None) for o, q, (x, y) in zip(strip_owners(add, raw), add, wc)]
     if not comps and not learned:
         raise AuditError("no face-down card of any registered back colour found in the image "
                          "(is it a photo of the table, and is the table file the right one?)")
     if card_wh is None:  # backs found by the model only: the largest visible parts are whole cards
-        ar = sorted(cv2.contourArea(q) for _, q, _ in learned)
+        ar = sorted(cv2.contourArea(q) for _, q, _, _ in learned)
         hh = math.sqrt(ar[int(0.9 * (len(ar) - 1))] * 88 / 63)
         card_wh = (hh * 63 / 88, hh)
     card_area = card_wh[0] * card_wh[1]
     grey = cv2.cvtColor(smooth, cv2.COLOR_BGR2GRAY)
-    found_all: list[tuple[int, np.ndarray, str, int]] = []  # (player + 1, quad, how, spread)
+    found_all: list[tuple] = []  # (player + 1, quad, how, spread, ink)
     comp_of = {c["i"]: si for si, c in enumerate(comps)}
     used = set()  # component labels whose count is the model's
     for si, c in enumerate(comps):
@@ -1387,14 +1396,14 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         if _DEBUG:
             print("spread", si, "rect", [round(v) for v in (*c["rect"][0], *c["rect"][1], c["rect"][2])],
                   "fill", round(c["rect_fill"], 2), "n", len(found), found[0][2] if found else None, file=sys.stderr)
-        found_all += [(lab, quad, how, si) for lab, quad, how in found]
-    for k, (lab, quad, comp) in enumerate(learned):
+        found_all += [(lab, quad, how, si, None) for lab, quad, how in found]
+    for k, (lab, quad, comp, ink) in enumerate(learned):
         if method == "learned" or comp in used or (comp not in comp_of and LOOSE_STRIPS):
             # a strip in no classical spread is a spread of its own
-            found_all.append((lab, quad.astype(np.float32), "model", comp_of.get(comp, len(comps) + k)))
+            found_all.append((lab, quad.astype(np.float32), "model", comp_of.get(comp, len(comps) + k), ink))
     strips: list[Strip] = []
     zone_masks = {z: _poly_mask((h, w), poly) for z, poly in t.zones.items()}
-    for lab, quad, how, si in found_all:
+    for lab, quad, how, si, ink in found_all:
         owner = names[lab - 1] if 1 <= lab <= len(names) else UNKNOWN
         cxy = quad.mean(axis=0)
         px, py = int(np.clip(cxy[0], 0, w - 1)), int(np.clip(cxy[1], 0, h - 1))
@@ -1403,7 +1412,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
             if zm[py, px]:
                 where = z
                 break
-        strips.append(Strip(owner, quad, where, si, how))
+        strips.append(Strip(owner, quad, where, si, how, ink))
     counts = {n: 0 for n in names}
     zones: dict[str, dict[str, int]] = {z: {} for z in t.zones}
     unknown = 0

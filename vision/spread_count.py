@@ -17,7 +17,13 @@ What else lies face down in a zone, and what the detector sees twice, is left ou
   strips of one card. Two strips that overlap by more than :data:`SAME_CARD_OVERLAP` of the
   smaller one's area are one card (the larger is kept). The visible parts of a row's cards do
   not overlap (their found boxes do, by 0.1-0.4 of the smaller), so a row keeps its cards; the
-  wedges of a fan overlap more, so a fan may be undercounted.
+  wedges of a fan overlap more, so a fan may be undercounted;
+- what only passes for the player's back: the strip detector boxes a face-up card, a hand or a
+  forearm now and then, and the colour map reads a light skin, or a card's paper white, as a
+  pale red (a back's ink mixed up to 0.6 of the way toward white). The cards of one deck under
+  one light show nearly the same ink (:attr:`~nertz.vision.audit.Strip.ink`, the darker half
+  of the strip), so in each frame only the strips whose ink lies within :data:`INK_RADIUS` of
+  the player's densest ink are counted (:func:`same_ink`).
 
 Each frame gives a count per player; frames in which the player has none (the spread is not
 laid out yet, or a hand lies over all of it) are skipped, and the median over the others is
@@ -48,14 +54,23 @@ import numpy as np
 
 from nertz.referee.table import Table
 
-from .audit import AuditError, AuditResult, Strip, audit
+from .audit import AuditError, AuditResult, Strip, lab_distance, audit
 
-__all__ = ["count_spreads", "counts_from_audits", "SAME_CARD_OVERLAP"]
+__all__ = ["count_spreads", "counts_from_audits", "same_ink", "SAME_CARD_OVERLAP", "INK_RADIUS"]
 
 SAME_CARD_OVERLAP = 0.5
 """Two strips of one back in a zone overlapping by more than this share of the smaller one's
 area are counted as one card (chosen on r9201-r9212 among 0.2-0.8: 0.3 removed true strips of
 rows on r9209-r9212; neighbouring strips of a row overlap by 0.1-0.4, their boxes being loose)."""
+
+INK_RADIUS: float | None = 15.0
+"""Largest CIELAB distance (L* at half weight) from a strip's ink to the densest ink of the
+player's strips in the same frame and zone for the strip to be counted (:func:`same_ink`; None
+counts every strip). The strips of one spread lie within about 5 of each other; a face-up card's
+paper, a hand or a dark shadow read as a pale back lie 20-60 away. Session 57, the counts of
+rounds r9324-r9330 (25 counts) exact / within one / cards off: None 13 / 17 / 41, 6: 15 / 18 /
+36, 8: 17 / 18 / 34, 10-20: 18 / 18 / 32-34 (15: 33); r9331-r9333 (11 counts): None 7 / 9 / 10,
+8: 8 / 8 / 12, 12-20: 9 / 9 / 10."""
 
 
 def _audits(frames: Sequence[np.ndarray], table: Table) -> list[AuditResult]:
@@ -97,6 +112,35 @@ def _one_per_card(strips: list[Strip]) -> list[Strip]:
     return [s for s, _ in kept]
 
 
+def same_ink(strips: Sequence[Strip], radius: float | None = INK_RADIUS) -> list[Strip]:
+    """``strips`` (one player's, in one frame and zone) less those whose ink lies farther than
+    ``radius`` from the densest ink among them.
+
+    The densest ink: the ink with the most others within ``radius`` (the first such on a tie),
+    then moved three times to the per-channel median of the inks within ``radius`` of it (a
+    mean-shift in CIELAB, L* at half weight as :func:`nertz.vision.audit.lab_distance`).
+    Strips whose ink was not measured (``ink`` None) are kept, and with fewer than two measured
+    inks, or ``radius`` None, every strip is.
+
+    Args:
+        strips: :class:`~nertz.vision.audit.Strip` s with ``ink`` ``(3,)`` CIELAB or None.
+        radius: CIELAB distance (:data:`INK_RADIUS`).
+
+    Returns:
+        the kept strips, in their order.
+    """
+    measured = [i for i, s in enumerate(strips) if s.ink is not None]
+    if radius is None or len(measured) < 2:
+        return list(strips)
+    inks = np.array([strips[i].ink for i in measured], np.float64).reshape(-1, 3)
+    near = lab_distance(inks[:, None, :], inks[None, :, :]) <= radius
+    centre = inks[int(near.sum(axis=1).argmax())]
+    for _ in range(3):
+        centre = np.median(inks[lab_distance(inks, centre) <= radius], axis=0)
+    far = {measured[j] for j in np.flatnonzero(lab_distance(inks, centre) > radius)}
+    return [s for i, s in enumerate(strips) if i not in far]
+
+
 def count_spreads(before: Sequence[np.ndarray], after: Sequence[np.ndarray], table: Table) -> dict[str, int]:
     """Each player's face-down cards spread in their own zone after the call.
 
@@ -136,7 +180,7 @@ def counts_from_audits(before: Sequence[AuditResult], after: Sequence[AuditResul
         was = [s.quad for r in before for s in r.strips if s.where == name and s.owner == name]
         per_frame = []
         for r in after:
-            own = _one_per_card([s for s in r.strips if s.where == name and s.owner == name])
+            own = same_ink(_one_per_card([s for s in r.strips if s.where == name and s.owner == name]))
             size: dict[int, int] = {}
             for s in own:
                 size[s.spread] = size.get(s.spread, 0) + 1
