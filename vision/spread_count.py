@@ -180,7 +180,7 @@ def counts_from_audits(before: Sequence[AuditResult], after: Sequence[AuditResul
         was = [s.quad for r in before for s in r.strips if s.where == name and s.owner == name]
         per_frame = []
         for r in after:
-            own = same_ink(_one_per_card([s for s in r.strips if s.where == name and s.owner == name]))
+            own = same_ink(_one_per_card([s for s in r.strips if s.where == name and s.owner == name]), INK_RADIUS)
             size: dict[int, int] = {}
             for s in own:
                 size[s.spread] = size.get(s.spread, 0) + 1
