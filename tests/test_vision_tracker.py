@@ -1697,6 +1697,28 @@ def test_of_two_copies_that_left_the_one_from_the_zone_the_hand_came_from_was_pl
     assert _two_copies_leave_and_one_lands(TrackerSettings(track_picks_fresh=0.0)) == [("red", "AH")]
 
 
+def _two_aces_one_seen_late(settings: TrackerSettings) -> list[tuple[str, int]]:
+    """Blue's AH leaves blue's zone (last seen at 0.3 s) and lands on a new pile at 0.6 s, where
+    it is first seen at 1.0 s (the arrival timer, stubbed, walks back 0.4 s); red's AH, in red's
+    zone until 0.9 s, lands on another new pile at 0.9 s, first seen at 1.3 s. No hand is seen
+    (r9339's two AH, 2026-12-06). Returns the plays as ``(player, pile)``."""
+    s = Stream(settings, arrival=lambda c: c.t_seen - 0.4)
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(4, RED_AH, blue_ah)                                         # 0-0.3 s
+    s.repeat(6, RED_AH)                                                  # 0.4-0.9 s: blue's gone
+    s.repeat(3, ("AH", card(400, 300)))                                  # red's gone; an AH on pile 1
+    s.repeat(4, ("AH", card(400, 300)), ("AH", card(700, 300)))         # and one on pile 2
+    return [(e["player"], e["pile"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_copy_still_in_its_zone_after_a_landing_is_not_the_card_that_landed():
+    # when pile 1's ace is attributed both copies have gone, and red's left last; but red's
+    # was still in red's zone 0.3 s after pile 1's ace landed: blue's is that one
+    assert _two_aces_one_seen_late(TrackerSettings()) == [("blue", 1), ("red", 2)]
+    # without the rule the copy that left last is taken first, and the two are swapped
+    assert _two_aces_one_seen_late(TrackerSettings(seen_after_landing=None)) == [("red", 1), ("blue", 2)]
+
+
 def _copy_under_the_carrying_arm(settings: TrackerSettings) -> list[tuple[str, float]]:
     """Red's AH leaves red's zone in the open while blue's arm, reaching from blue's zone to
     the middle, hides blue's AH (never seen gone); an AH lands under that arm's hand and

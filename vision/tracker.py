@@ -37,8 +37,9 @@ hand boxes. Three state machines run on these looks:
 * attribution (:meth:`RoundTracker._attribute`, recorded in :attr:`RoundTracker.attributions`):
   the owner of a new foundation card is the player from whose zone that same card vanished just
   before it landed (confidence 0.97 x the classifier's; the latest of several, 0.9 x; a copy
-  gone at most ``stale_vanish`` seconds before the landing before one gone earlier, and a copy
-  seen in several looks before one seen once). A copy gone long before, read weakly or seen
+  gone at most ``stale_vanish`` seconds before the landing before one gone earlier, a copy
+  that had left by the landing before one still seen in its zone after it
+  (``seen_after_landing``), and a copy seen in several looks before one seen once). A copy gone long before, read weakly or seen
   in one look only loses to the hand track when the hand that laid the card down came from
   another zone (0.6 x); a copy gone long before also loses to one that a hand has hidden since
   just before the landing (0.6 x). A copy a hand has hidden, since long before or just
@@ -504,6 +505,16 @@ class TrackerSettings:
             perfect eyes 9 -> 4 (8 -> 3); no play, collision or point changed otherwise.
             Held out: 9274-9279 extra plays 10 -> 9 (models), 4 -> 3 (perfect eyes);
             9280-9285 14 -> 12 (models). None turns it off.
+        seen_after_landing: a zone's copy last seen there more than this many seconds after
+            the landing is taken for the owner only after the copies that had left by then
+            (:meth:`RoundTracker._by_vanished`): a card still in a zone after it landed is not
+            the card that landed. Two players laying the same ace at once on two new piles
+            were given each other's (r9339's AH: blue's landed at 1.93 s, yellow's, still seen
+            in yellow's zone at 2.2 s, at 2.40 s; the copy that left last was taken for the
+            first landing). 17 rounds 9324-9340 (session 57, 877 plays), with the models 0.05 /
+            0.15 / 0.3 against None: plays all right 786 -> 788 / 788 / 786, nothing else
+            changed; perfect eyes 0.05 / 0.15 against None: owners right 870 -> 871 (r9340's
+            5D), points off 6 -> 4. None turns it off.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -628,6 +639,7 @@ class TrackerSettings:
     flicker: int = 3
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
+    seen_after_landing: float | None = 0.15
     left_when_carried: bool = True
     weak_change: float = 0.75
     weak_confirm: int = 5
@@ -1957,6 +1969,10 @@ class RoundTracker:
         whose copy a hand hides since as recently, makes a contested pair with that one."""
         st, label, t = self.settings, ev.cand.label, ev.t
         fresh = [f for f in ev.found if t - f[1] <= st.stale_vanish]
+        if st.seen_after_landing is not None:
+            # a copy still seen in its zone after the card landed is not that card: the copies
+            # that had left by then first (each group latest first, as found)
+            fresh.sort(key=lambda f: f[1] > t + st.seen_after_landing)
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
