@@ -1031,6 +1031,32 @@ def test_a_contested_pair_whose_hand_came_from_the_copy_that_left_last_is_that_p
     assert sorted(p["player"] for p in old) == ["blue", "red"]
 
 
+def _pair_split_by_a_second_pile(settings: TrackerSettings) -> list[tuple[str, int]]:
+    """Blue's AH leaves blue's zone first (no hand seen), then red's is carried by a hand from
+    red's zone to the middle, where an AH lands on a new pile (a contested pair: both copies
+    left within ``contest_window``); 0.3 s later an AH shows on a second new pile, no hand
+    seen (r9336's AH, 2026-12-06). Returns the plays as ``(player, pile)``."""
+    s = Stream(settings)
+    blue_ah = ("AH", card(100, 300))
+    rest = [[460, 600, 540, 680]]                            # red's hand resting in red's zone
+    s.repeat(3, RED_AH, blue_ah, hands=rest)
+    s.look(RED_AH, hands=rest)                               # blue's ace gone (first to go)
+    s.look(hands=rest)                                       # red's lifted
+    for y in (470, 380, 300):
+        s.look(hands=[[460, y - 40, 540, y + 40]])           # ... carried up to pile 1
+    s.repeat(3, ("AH", card(500, 300)))
+    s.repeat(25, ("AH", card(500, 300)), ("AH", card(750, 300)))
+    return [(e["player"], e["pile"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_pair_split_by_a_second_pile_leaves_on_the_first_the_copy_its_hand_brought():
+    # the hand that laid pile 1's ace came from red's zone: red's copy, though it left second,
+    # stays there, and blue's went to pile 2
+    assert sorted(_pair_split_by_a_second_pile(TrackerSettings())) == [("blue", 2), ("red", 1)]
+    # without the rule the copy that left first stays on the pile seen first
+    assert sorted(_pair_split_by_a_second_pile(TrackerSettings(split_by_track=False))) == [("blue", 1), ("red", 2)]
+
+
 @pytest.mark.parametrize("looks_apart, track_gap, players", [
     (1, 0.2, ["blue", "red"]),   # the copies left 0.1 s apart: both reached for the pile, a tie
     (3, 0.2, ["red"]),           # 0.3 s apart: blue's was covered where it lay

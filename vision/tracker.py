@@ -515,6 +515,16 @@ class TrackerSettings:
             0.15 / 0.3 against None: plays all right 786 -> 788 / 788 / 786, nothing else
             changed; perfect eyes 0.05 / 0.15 against None: owners right 870 -> 871 (r9340's
             5D), points off 6 -> 4. None turns it off.
+        split_by_track: a held contested pair whose card then shows on another pile (two
+            players laid the same card on two piles at once) leaves on the held pile the copy
+            that left second, and sends the first to the other pile, when the sure hand track
+            of the held pile's landing came from the second copy's zone and the other pile's
+            does not name that zone surely too (:meth:`RoundTracker._split_by_track`); False,
+            or no such track: the copy that left first stays on the pile seen first. r9332's
+            and r9336's two AH were swapped (the copy that left first landed under a hand and
+            was seen second). 17 rounds 9324-9340 (session 57, 877 plays, 8 such splits):
+            models plays all right 788 -> 792, nothing else changed; perfect eyes the same
+            either way.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -640,6 +650,7 @@ class TrackerSettings:
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
     seen_after_landing: float | None = 0.15
+    split_by_track: bool = True
     left_when_carried: bool = True
     weak_change: float = 0.75
     weak_confirm: int = 5
@@ -1476,6 +1487,10 @@ class RoundTracker:
         if held is not None:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
+            if held["both"] and self.settings.split_by_track and self._split_by_track(held, cand):
+                # the hand that laid the held pile's card came from the second copy's zone
+                held = dict(held, first=held["player"], player=held["first"],
+                            first_confidence=held["confidence"], confidence=held["first_confidence"])
             if held["both"]:
                 events.append(self._held_play(held, held["t"], first=True))
             attributed = [(held["player"], held["confidence"], 0.0)]
@@ -1656,6 +1671,18 @@ class RoundTracker:
         if p is None or self.second_landing is None:
             return True
         return self.second_landing(p.top.quad, t_first, until) is not None
+
+    def _split_by_track(self, held: dict[str, Any], cand: PlayCandidate) -> bool:
+        """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile,
+        splits the other way round (``split_by_track``): the sure hand track of the held pile's
+        landing names the copy that left second, and the new pile's does not name it surely
+        too. Otherwise the copy that left first stays on the held pile."""
+        def track(c: PlayCandidate) -> tuple[str, float] | None:
+            return self.hand_tracks.owner_of(Sighting(c.label, 1.0, c.quad).box, c.frame_before, c.frame_seen)
+
+        on_held, on_new = track(held["cand"]), track(cand)
+        second = held["player"]
+        return _sure_track(on_held) and on_held[0] == second and not (_sure_track(on_new) and on_new[0] == second)
 
     def _held_play(self, h: dict[str, Any], t: float, first: bool = False) -> dict[str, Any]:
         """The held play of a contested pair ``h`` (its first copy's with ``first``),
