@@ -521,8 +521,7 @@ class TrackerSettings:
             of the held pile's landing came from the second copy's zone and the other pile's
             does not name that zone surely too (:meth:`RoundTracker._split_by_track`); False,
             or no such track: the copy that left first stays on the pile seen first. r9332's
-            and r9336's two AH were swapped (the copy that left first landed under a hand and
-            was seen second). 17 rounds 9324-9340 (session 57, 877 plays, 8 such splits):
+            and r9336's two AH were swapped (in both the copy that left first landed second). 17 rounds 9324-9340 (session 57, 877 plays, 8 such splits):
             models plays all right 788 -> 792, nothing else changed; perfect eyes the same
             either way.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
