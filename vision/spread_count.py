@@ -54,7 +54,7 @@ import numpy as np
 
 from nertz.referee.table import Table
 
-from .audit import AuditError, AuditResult, Strip, lab_distance, audit
+from .audit import AuditError, AuditResult, Strip, audit, lab_distance
 
 __all__ = ["count_spreads", "counts_from_audits", "same_ink", "SAME_CARD_OVERLAP", "INK_RADIUS"]
 
@@ -117,8 +117,8 @@ def same_ink(strips: Sequence[Strip], radius: float | None = INK_RADIUS) -> list
     ``radius`` from the densest ink among them.
 
     The densest ink: the ink with the most others within ``radius`` (the first such on a tie),
-    then moved three times to the per-channel median of the inks within ``radius`` of it (a
-    mean-shift in CIELAB, L* at half weight as :func:`nertz.vision.audit.lab_distance`).
+    then moved three times to the per-channel median of the inks within ``radius`` of it
+    (distances in CIELAB with L* at half weight, :func:`nertz.vision.audit.lab_distance`).
     Strips whose ink was not measured (``ink`` None) are kept, and with fewer than two measured
     inks, or ``radius`` None, every strip is.
 

@@ -521,9 +521,9 @@ class TrackerSettings:
             of the held pile's landing came from the second copy's zone and the other pile's
             does not name that zone surely too (:meth:`RoundTracker._split_by_track`); False,
             or no such track: the copy that left first stays on the pile seen first. r9332's
-            and r9336's two AH were swapped (in both the copy that left first landed second). 17 rounds 9324-9340 (session 57, 877 plays, 8 such splits):
-            models plays all right 788 -> 792, nothing else changed; perfect eyes the same
-            either way.
+            and r9336's two AH were swapped (in both the copy that left first landed second).
+            17 rounds 9324-9340 (session 57, 877 plays, 8 such splits): models plays all right
+            788 -> 792, nothing else changed; perfect eyes the same either way.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -1671,15 +1671,18 @@ class RoundTracker:
             return True
         return self.second_landing(p.top.quad, t_first, until) is not None
 
+    def _track_of(self, cand: PlayCandidate) -> tuple[str, float] | None:
+        """The hand that laid ``cand``'s card down, ``(player, confidence)`` or None
+        (:meth:`nertz.vision.hands.HandTracker.owner_of` over the looks between the pile's last
+        settled state, ``frame_before``, and the first look that showed the card)."""
+        return self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
+
     def _split_by_track(self, held: dict[str, Any], cand: PlayCandidate) -> bool:
         """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile,
         splits the other way round (``split_by_track``): the sure hand track of the held pile's
         landing names the copy that left second, and the new pile's does not name it surely
         too. Otherwise the copy that left first stays on the held pile."""
-        def track(c: PlayCandidate) -> tuple[str, float] | None:
-            return self.hand_tracks.owner_of(Sighting(c.label, 1.0, c.quad).box, c.frame_before, c.frame_seen)
-
-        on_held, on_new = track(held["cand"]), track(cand)
+        on_held, on_new = self._track_of(held["cand"]), self._track_of(cand)
         second = held["player"]
         return _sure_track(on_held) and on_held[0] == second and not (_sure_track(on_new) and on_new[0] == second)
 
@@ -1913,7 +1916,7 @@ class RoundTracker:
         no zone. The rules of the module docstring are tried in order, the first that names
         someone decides (recorded in :attr:`attributions`)."""
         st = self.settings
-        track = self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
+        track = self._track_of(cand)
         busy = self._busy(t)
         if track is not None and track[0] in busy:
             track = None  # that player's hand was laying another card down
