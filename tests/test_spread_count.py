@@ -163,6 +163,30 @@ def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_co
     assert pipe.spread_counts == {}
 
 
+def test_the_spread_frames_do_not_depend_on_how_the_source_times_its_frames(monkeypatch):
+    # a file's frames are timed by the decoder (milliseconds) and the evaluation's by index /
+    # fps: the two differ in the last bits, and the frames kept every 0.6 s must not
+    seen: dict[str, list[int]] = {}
+    empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(400)]
+    for clock, t_of in {"index": lambda i: i / 30, "media": lambda i: (i * 1000 / 30) / 1000}.items():
+        got = seen.setdefault(clock, [])
+
+        def record(image, table, got=got):
+            got.append(int(image[0, 0, 0]) * 256 + int(image[0, 0, 1]))
+            return result()
+        monkeypatch.setattr(spread_count, "audit", record)
+        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=[("blue", 4.0)])
+        for i in range(400):
+            f = np.zeros((72, 128, 3), np.uint8)
+            f[0, 0, :2] = divmod(i, 256)
+            pipe.step(i, t_of(i), f)
+        pipe.finish()
+    assert seen["index"] == seen["media"]
+    after, before = seen["index"][:10], seen["index"][10:]  # the spreads are audited first
+    assert after == list(range(180, 360, 18))  # from 6 s (2 s after the call), one every 0.6 s
+    assert before == [72, 90, 108]  # the last three of one every 0.6 s until the call at 4 s
+
+
 @pytest.mark.parametrize("seed", [2])
 def test_a_rendered_scene_counts_as_the_audit_of_its_zones(seed):
     from nertz.datasets.audit_scenes import make_audit_scene

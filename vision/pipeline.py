@@ -37,6 +37,8 @@ SPREAD_AFTER_S = 2.0
 cards left, counted by :func:`~nertz.vision.spread_count.count_spreads`): it takes the players
 that long to lay them out (rendered rounds: about 3 s)."""
 
+_TIME_EPS = 1e-6  # seconds: frame times compared with a margin (media time in milliseconds
+# and index / fps differ in the last bits, which chose other frames for the spread count)
 _KEEP_EVERY_S = 0.6  # full frames kept for the spread count: one every this many seconds ...
 _KEEP_BEFORE = 3  # ... until the first call, the last this many (1.2 s) ...
 _KEEP_AFTER = 10  # ... and from SPREAD_AFTER_S after it, the first this many (6 s). Each kept
@@ -211,11 +213,12 @@ class RefereePipeline:
         """Keep a copy of ``frame`` for the spread count: one every ``_KEEP_EVERY_S``, the last
         ``_KEEP_BEFORE`` until the first call, then the first ``_KEEP_AFTER`` from
         :data:`SPREAD_AFTER_S` after it."""
+        every = _KEEP_EVERY_S - _TIME_EPS  # 18 frames at 30 fps, whether t is index / fps or the decoder's
         if self._call is None:
-            if not self._kept or t - self._kept[-1][0] >= _KEEP_EVERY_S:
+            if not self._kept or t - self._kept[-1][0] >= every:
                 self._kept.append((t, frame.copy()))
-        elif (not self._spreads_counted and t >= self._call[1] + SPREAD_AFTER_S and len(self._spreads) < _KEEP_AFTER
-              and (not self._spreads or t - self._spreads[-1][0] >= _KEEP_EVERY_S)):
+        elif (not self._spreads_counted and t >= self._call[1] + SPREAD_AFTER_S - _TIME_EPS
+              and len(self._spreads) < _KEEP_AFTER and (not self._spreads or t - self._spreads[-1][0] >= every)):
             self._spreads.append((t, frame.copy()))
 
     def run(self, frames: Iterable[tuple[int, float, np.ndarray]]) -> dict[str, Any]:
