@@ -15,7 +15,7 @@ import json
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -267,13 +267,3 @@ class RefereePipeline:
         self._spreads_counted = True
         return dict(self.spread_counts)
 
-
-def frames_of(capture: Any, fps: float) -> Iterator[tuple[int, float, np.ndarray]]:
-    """``(index, t, frame)`` from an opened ``cv2.VideoCapture`` (``t = index / fps``)."""
-    i = 0
-    while True:
-        ok, frame = capture.read()
-        if not ok:
-            return
-        yield i, i / fps, frame
-        i += 1

@@ -37,7 +37,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from nertz.referee.errors import NertzError
@@ -313,7 +312,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         NertzError: missing or unreadable files.
     """
     from .observe import LabelObserver, read_labels, referee_observer
-    from .pipeline import RefereePipeline, frames_of
+    from .pipeline import RefereePipeline
+    from .sources import open_source
 
     d = Path(folder)
     table = read_table(d / "table.json")
@@ -321,10 +321,9 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     truth = [json.loads(line) for line in (d / "events.jsonl").read_text().splitlines() if line.strip()]
     result_truth = json.loads((d / "result.json").read_text())
     labels = read_labels(_labels_file(d))  # before the video: a round without labels fails at once
-    cap = cv2.VideoCapture(str(d / "clip.mp4"))
-    if not cap.isOpened():
-        raise NertzError(f"{d / 'clip.mp4'}: cannot open the video")
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    # read as `nertz referee` reads a file (the same frame times: the decoder's media time)
+    src = open_source(d / "clip.mp4")
+    fps = src.fps or 30.0
     if use_labels:
         observer = LabelObserver(labels)
     else:
@@ -343,8 +342,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
     pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings,
                            counts_from_spreads=not nertz_left_from_truth)
-    pipe.run(frames_of(cap, fps))
-    cap.release()
+    with src:
+        pipe.run((f.index, f.t, f.image) for f in src)
     if cache_file is not None and observer.observer is not None:
         cache_file.parent.mkdir(parents=True, exist_ok=True)
         cache_file.write_bytes(pickle.dumps(observer.looks))
