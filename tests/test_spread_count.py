@@ -133,7 +133,7 @@ def test_the_pipeline_counts_the_spreads_after_the_call_for_players_without_a_co
     empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(600)]
 
     def run(calls, nertz_left=None, count=True, end_s=10.0):
-        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=calls, nertz_left=nertz_left, counts_from_spreads=count)
+        pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=calls, nertz_left=nertz_left, counts_from_video=count)
         for i in range(int(end_s * 30)):
             t = i / 30
             pipe.step(i, t, frame(0 if t < 5.0 else 1 if t < 12.0 else 2))

@@ -32,14 +32,17 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     r = nertz("referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--call", "red@5.9",
               "--nertz-left", "blue=9", "--json", "--out", str(out_video))
     assert r.returncode == 0, r.stderr
-    assert r.stderr == ""  # not a terminal: no progress bar, not even its blank line
+    # not a terminal: no progress bar, not even its blank line; green's count (not given) is
+    # counted from its Nertz pile's top card: 3H played in the first seconds, KC on top
+    assert r.stderr == ("Nertz cards left, counted from the video: green 12 (from the pile's top cards) "
+                        "(--nertz-left NAME=N gives a count instead)\n")
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     plays = [(x["player"], x["card"]) for x in lines if x["type"] == "play"]
     assert ("green", "AD") in plays and ("blue", "AS") in plays
     assert any(x["type"] == "ruling" and x.get("kind") == "accepted" for x in lines)
     result = lines[-1]
     assert result["type"] == "result" and result["caller"] == "red"
-    assert result["players"]["blue"]["nertz_left"] == 9
+    assert result["players"]["blue"]["nertz_left"] == 9 and result["players"]["green"]["nertz_left"] == 12
     cap = cv2.VideoCapture(str(out_video))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) >= 170
     cap.release()

@@ -223,7 +223,7 @@ def referee_command(
 
     fps = src.fps or 30.0
     pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts,
-                           counts_from_spreads=audit_image is None)
+                           counts_from_video=audit_image is None)
     writer = None
     result: dict[str, Any]
     try:
@@ -263,9 +263,11 @@ def referee_command(
     finally:
         if writer is not None:
             writer.close()
-    if pipe.spread_counts:
-        typer.echo("Nertz cards left, counted from the players' spreads after the call: "
-                   + ", ".join(f"{n} {k}" for n, k in pipe.spread_counts.items())
+    counted = {**pipe.spread_counts, **pipe.pile_counts}
+    if counted:
+        how = {n: "from the pile's top cards" if n in pipe.pile_counts else "from the spread" for n in counted}
+        typer.echo("Nertz cards left, counted from the video: "
+                   + ", ".join(f"{n} {k} ({how[n]})" for n, k in counted.items())
                    + " (--nertz-left NAME=N gives a count instead)", err=True)
     rec = _audited(pipe, tbl, audit_result, counts, as_json) if audit_result is not None else None
     if as_json:

@@ -341,7 +341,7 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         observer = _RecordedLooks(looks, model_observer)  # kept for reading_accuracy
     calls = [(e["player"], e["t"]) for e in truth if e.get("type") == "call"]
     pipe = RefereePipeline(table, observer, stride=stride, fps=fps, calls=calls, settings=settings,
-                           counts_from_spreads=not nertz_left_from_truth)
+                           counts_from_video=not nertz_left_from_truth)
     with src:
         pipe.run((f.index, f.t, f.image) for f in src)
     if cache_file is not None and observer.observer is not None:
@@ -351,6 +351,11 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     result_pred = pipe.finish(left)
     how = {(card, pile, player): rule for _, card, pile, player, rule in pipe.tracker.attributions}
     out = compare(table, truth, pipe.events, fps, result_truth, result_pred, how)
+    if not nertz_left_from_truth:  # each way of counting the Nertz cards left, against the truth
+        lt = {n: v["nertz_left"] for n, v in result_truth["players"].items()
+              if n != result_truth.get("caller") and "nertz_left" in v}
+        out["nertz_by_way"] = {n: {"pile": pipe.pile_counts.get(n), "spread": pipe.spread_counts.get(n), "true": k}
+                               for n, k in lt.items()}
     lat = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
     out["speed"] = pipe.stats.summary()
     if lat:
@@ -410,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    owner by rule: {res['owner_by_rule']}")
                 if "readings" in res:
                     print(f"    readings per look: {_format_readings(res['readings'])}")
+                if "nertz_by_way" in res:
+                    print("    Nertz cards left (pile / spread / true): " + ", ".join(
+                        f"{n} {c['pile']}/{c['spread']}/{c['true']}" for n, c in res["nertz_by_way"].items()))
                 for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
@@ -424,6 +432,10 @@ def main(argv: list[str] | None = None) -> int:
             tot["score_error"] += res.get("score_error", 0)
             for k in ("nertz_left_counts", "nertz_left_exact", "nertz_left_within_one"):
                 tot[k] += res.get(k, 0)
+            for c in res.get("nertz_by_way", {}).values():
+                for way in ("pile", "spread"):
+                    tot[f"{way}_counted"] += c[way] is not None
+                    tot[f"{way}_exact"] += c[way] == c["true"]
     except NertzError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -435,6 +447,10 @@ def main(argv: list[str] | None = None) -> int:
           f"points off {tot['score_error']} (sum over rounds and players of |scored - true|), "
           f"Nertz counts exact {tot['nertz_left_exact']}/{tot['nertz_left_counts']} "
           f"(within one {tot['nertz_left_within_one']})")
+    if tot["pile_counted"] or tot["spread_counted"]:
+        print(f"TOTAL Nertz counts by way: the pile's top card exact {tot['pile_exact']} of {tot['pile_counted']} "
+              f"counted, the spread exact {tot['spread_exact']} of {tot['spread_counted']} counted "
+              f"({tot['nertz_left_counts']} to count)")
     if dt_frames:
         print(f"TOTAL times of the matched plays, frames late (-: early): {_format_timing(dt_frames)}")
     if readings:

@@ -1,0 +1,161 @@
+"""The Nertz cards left counted from the changes of each Nertz pile's top card
+(vision/nertz_pile.py) and the pipeline's use of it beside the spread count.
+
+Looks are built by hand (which card lies where, read how surely). Accuracy is measured on
+rendered rounds by ``python -m nertz.vision.referee_eval ROUND...`` (its "Nertz cards left
+(pile / spread / true)" lines), not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import TWO_ZONE_TABLE, card_quad
+from test_spread_count import fake_audits, frame, result
+
+from nertz.referee.table import Table
+from nertz.vision.nertz_pile import NertzPileWatch, PileWatchSettings, cards_gone, top_cards
+from nertz.vision.observe import LabelObserver
+from nertz.vision.pipeline import RefereePipeline
+from nertz.vision.tracker import Look, Sighting
+
+TABLE = TWO_ZONE_TABLE  # red's zone below the shared area, blue's on its left
+RED_ROW = [(400 + 60 * i, 600) for i in range(5)]  # red faces up the picture: its left is the picture's left
+BLUE_ROW = [(200, 150 + 70 * i) for i in range(5)]  # blue faces right: its left is the picture's top
+DEAL = {"red": ["KS", "2H", "3C", "4D", "5S"], "blue": ["9H", "8C", "7D", "6S", "TC"]}
+
+
+def look(t: float, red_top: str | None = "KS", blue_top: str | None = "9H", prob: float = 0.99,
+         hidden: float = 0.0, extra: tuple = ()) -> Look:
+    """A look at ``t`` s of both dealt rows, the Nertz piles' tops as given (None: not seen)."""
+    faces = []
+    for name, row, top in (("red", RED_ROW, red_top), ("blue", BLUE_ROW, blue_top)):
+        for i, (x, y) in enumerate(row):
+            card = top if i == 0 else DEAL[name][i]
+            if card is not None:
+                faces.append(Sighting(card, prob if i == 0 else 0.99, card_quad(x, y), hidden=hidden if i == 0 else 0.0))
+    faces += [Sighting(c, p, card_quad(x, y)) for c, p, x, y in extra]
+    return Look(int(t * 30), t, faces)
+
+
+def watch(*looks: Look, table: Table = TABLE) -> NertzPileWatch:
+    w = NertzPileWatch(table)
+    for lk in looks:
+        w.push(lk)
+    return w
+
+
+def test_runs_of_readings_name_the_tops_and_a_few_weak_misreadings_do_not():
+    readings = [("KS", 0.99)] * 10 + [("KC", 0.6)] + [("KS", 0.95)] * 5 + [("4D", 0.8)] * 8
+    assert top_cards(readings) == ["KS", "4D"]
+    # a card read for many looks is a new top, even read with modest confidence
+    assert top_cards([("KS", 0.99)] * 10 + [("4D", 0.55)] * 6) == ["KS", "4D"]
+    # a card taken back onto the pile (a collision's loser) is on top again
+    assert top_cards([("KS", 0.9)] * 6 + [("4D", 0.9)] * 6 + [("KS", 0.9)] * 6) == ["KS", "4D", "KS"]
+    assert top_cards([]) == []
+    # with no cost for a new run every reading is believed
+    assert top_cards(readings, switch_cost=0.0) == ["KS", "KC", "KS", "4D"]
+
+
+def test_each_new_top_card_is_a_card_gone_from_the_pile_and_the_work_piles_do_not_count():
+    looks = [look(i / 10) for i in range(12)]  # the deal: 1.1 s
+    looks += [look(1.2 + i / 10, red_top="7C") for i in range(10)]
+    looks += [look(2.2, red_top="7H", prob=0.6)]  # misread once
+    looks += [look(2.3 + i / 10, red_top="7C") for i in range(5)]
+    looks += [look(2.8 + i / 10, red_top="QD", extra=[("JS", 0.99, 460, 620)]) for i in range(10)]  # a card on work pile 1
+    w = watch(*looks)
+    assert w.tops("red") == ["KS", "7C", "QD"] and w.tops("blue") == ["9H"]
+    assert w.counts() == {"red": 11, "blue": 13}
+    np.testing.assert_allclose(w.piles["red"].place, RED_ROW[0])
+    np.testing.assert_allclose(w.piles["blue"].place, BLUE_ROW[0])
+
+
+def test_a_top_played_during_the_deal_counts_and_a_card_taken_back_is_in_the_pile_again():
+    looks = [look(0.0), look(0.1), look(0.2)] + [look(0.3 + i / 10, red_top="2D") for i in range(10)]
+    looks += [look(1.3 + i / 10, red_top="5C") for i in range(6)]
+    assert watch(*looks).counts()["red"] == 11  # KS and 2D gone
+    # 2D lost a collision and was taken back onto the pile, over 5C: only KS is gone
+    looks += [look(1.9 + i / 10, red_top="2D") for i in range(6)]
+    assert watch(*looks).counts()["red"] == 12
+    # then played again: 5C on top, 2D gone again
+    looks += [look(2.5 + i / 10, red_top="5C") for i in range(6)]
+    assert watch(*looks).counts()["red"] == 11
+    assert cards_gone(["KS", "2D", "5C", "2D", "5C"]) == {"KS", "2D"}
+    assert cards_gone(["KS", "7H", "KS", "4D"]) == {"KS"}  # 7H: KS misread for a while
+    assert cards_gone(["KS"]) == set() and cards_gone([]) == set()
+
+
+def test_a_pile_down_to_its_last_card_is_empty_when_its_place_shows_bare_at_the_end():
+    tops = ["KS", "2H", "3C", "4D", "5S", "6H", "7C", "8D", "9S", "TH", "JC", "QD", "KH"]  # 13: one left
+    looks = [look(i / 10) for i in range(12)]
+    for k, card in enumerate(tops[1:]):
+        looks += [look(1.2 + k + i / 10, red_top=card) for i in range(10)]
+    assert watch(*looks).counts()["red"] == 1
+    gone = look(20.0, red_top=None)
+    assert watch(*looks, gone).counts()["red"] == 0  # the last card played just before the call
+    under_hand = Look(gone.frame, gone.t, gone.faces, np.array([[350, 550, 450, 650]], np.float32))
+    assert watch(*looks, under_hand).counts()["red"] == 1  # a hand over it: not seen bare
+    assert watch(*looks, gone, look(20.1, red_top="KH")).counts()["red"] == 1  # it was only missed once
+
+
+def test_readings_under_a_hand_weak_or_of_a_joker_say_nothing():
+    deal = [look(i / 10) for i in range(12)]
+    for kw in ({"hidden": 0.6}, {"prob": 0.3}, {"red_top": "JK"}):
+        w = watch(*deal, *[look(1.2 + i / 10, **kw) for i in range(20)])
+        assert w.counts()["red"] == 13, kw
+    # at a table with jokers, a joker on top is a card
+    jokers = Table.from_dict({**TABLE.to_dict(), "rules": {"jokers": True}})
+    w = watch(*deal, *[look(1.2 + i / 10, red_top="JK") for i in range(20)], table=jokers)
+    assert w.counts()["red"] == 12
+
+
+def test_a_zone_without_a_dealt_row_in_the_first_second_gets_no_count():
+    w = watch(*[look(i / 10, blue_top=None) for i in range(5)])  # only 0.4 s: located when counted
+    assert set(w.counts()) == {"red", "blue"}  # blue's work piles showed: its row is found
+    empty = [Look(i, i / 10, []) for i in range(12)]
+    w = watch(*empty, *[look(1.2 + i / 10) for i in range(20)])
+    assert w.counts() == {} and w.tops("red") == []
+    assert watch().counts() == {}
+
+
+def test_the_pipeline_scores_the_piles_count_and_reports_a_spread_that_disagrees(monkeypatch):
+    # red's spread shows 3 cards after blue's call at 4 s; its Nertz pile's top changed twice
+    fake_audits(monkeypatch, {0: result(), 1: result(*[("red", 400 + 12 * i, 600, "red", 1) for i in range(3)])})
+
+    def cards(t: float) -> list[dict]:
+        top = "KS" if t < 1.5 else "7C" if t < 2.5 else "QD"
+        out = []
+        for name, row in (("red", RED_ROW), ("blue", BLUE_ROW)):
+            for i, (x, y) in enumerate(row):
+                card = top if (name, i) == ("red", 0) else DEAL[name][i]
+                out.append({"identity": card, "quad": card_quad(x, y).tolist(), "visible": 1.0, "face_up": True,
+                            "corner_visible": True})
+        return out if t < 4.0 else []
+
+    labels = [{"frame": i, "t": i / 30, "cards": cards(i / 30), "hands": []} for i in range(330)]
+    messages: list[dict] = []
+    pipe = RefereePipeline(TABLE, LabelObserver(labels), calls=[("blue", 4.0)], on_message=messages.append)
+    for i in range(330):
+        pipe.step(i, i / 30, frame(0 if i / 30 < 5.0 else 1))
+    res = pipe.finish()
+    assert pipe.pile_counts == {"red": 11} and pipe.spread_counts == {"red": 3}
+    assert res["players"]["red"]["nertz_left"] == 11
+    review = [m for m in messages if m.get("type") == "review"]
+    assert len(review) == 1 and review[0]["player"] == "red" and "11" in review[0]["message"] and "3" in review[0]["message"]
+    # counted once: finishing again pushes nothing new
+    assert pipe.finish() == res
+    # with the count given, neither way counts
+    pipe = RefereePipeline(TABLE, LabelObserver(labels), calls=[("blue", 4.0)], nertz_left={"red": 5})
+    for i in range(330):
+        pipe.step(i, i / 30, frame(0 if i / 30 < 5.0 else 1))
+    assert pipe.finish()["players"]["red"]["nertz_left"] == 5 and pipe.pile_counts == {}
+
+
+@pytest.mark.parametrize("settings,red", [({}, 12), ({"switch_cost": 0.0}, 11), ({"min_prob": 0.995}, None)])
+def test_settings_change_what_counts(settings, red):
+    looks = [look(i / 10) for i in range(12)] + [look(1.2 + i / 10, red_top="7C", prob=0.99) for i in range(2)]
+    looks += [look(1.4 + i / 10, red_top="QD") for i in range(10)]  # 7C read twice: a misreading by default
+    w = NertzPileWatch(TABLE, PileWatchSettings(**settings))
+    for lk in looks:
+        w.push(lk)
+    assert w.counts().get("red") == red

@@ -1,0 +1,252 @@
+"""Each player's Nertz pile followed through the round: the cards left, from its top card's changes.
+
+``shared/RULES.md``: the Nertz pile holds 13 cards (``table.rules.nertz_pile``), the top one
+face up; only the top card is playable, and when it leaves the next one is turned face up. So
+each new card seen on top means the one before it has left, and at the call the cards left are
+``nertz_pile`` less the cards gone (:func:`cards_gone`; a collision's loser taken back onto the
+pile is in it again, and the card it covers never left). :class:`NertzPileWatch` counts them
+from the looks of the round, before the call. The count from the face-down spread after the
+call (:mod:`nertz.vision.spread_count`) is its cross-check.
+
+**Where the pile lies.** In the first looks of the source (``locate_s`` seconds, the deal) the
+whole face-up cards in a player's zone are the dealt row: the Nertz pile and four work piles,
+with the waste and the stock beside (``nertz calibrate``'s layout: Nertz pile, four work piles,
+waste, stock, from the player's left, :data:`nertz.vision.calibrate.SLOTS`). The Nertz pile is
+the card at the player's left end of the row: the farthest along *left* = ``(d_y, -d_x)``,
+where ``d`` is the unit vector from the zone's centre to the shared area's centre (image
+pixels, y down: for a player at the bottom of the picture, facing up, left is the picture's
+left; the picture must not be mirrored).
+
+**Its top card.** In each look before the call, the one whole face-up card whose centre lies
+within ``radius`` card widths of that place, read with probability at least ``min_prob`` and
+covered by a hand less than ``max_hidden`` of its box (a joker only when the rules deal jokers).
+A look with none or several says nothing.
+
+**Misreadings.** The classifier reads an 8H as a 7H now and then, or names a card under a
+passing arm; left alone, each would count as a card gone. The readings are segmented into runs
+of one card by a Viterbi pass (:func:`top_cards`): each new run costs ``switch_cost``, each
+reading that disagrees with its run costs its probability, and the cheapest segmentation wins
+(a few weak readings in a row of strong ones are misreadings; a card read for a second or more
+is a new top). Measured on rendered rounds 9324-9344 (74 counts, session 58, the models'
+looks): exact 68, within one card 73, 8 cards off in all (the spread count there: 50, 58 and
+79). ``min_prob`` and ``switch_cost`` were chosen there (before ``empty_after``: ``min_prob`` 0.3 / 0.5 / 0.7 with
+``switch_cost`` 1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60;
+every different top counted as a card gone instead of :func:`cards_gone`: 66). A card seen
+on top for less than about 0.3 s is lost among the misreadings.
+
+What it cannot see: a top card played within a look or two of being turned up (one card too
+many left), a source that starts after the deal (the cards gone before are
+missed), a Nertz pile laid at the player's right. The referee therefore also counts the spread
+and reports a disagreement for review (:class:`nertz.vision.pipeline.RefereePipeline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from nertz.referee.table import Table
+
+from .tracker import Look
+
+__all__ = ["NertzPileWatch", "PileWatchSettings", "cards_gone", "top_cards"]
+
+
+@dataclass(frozen=True)
+class PileWatchSettings:
+    """Tuning of :class:`NertzPileWatch` (module docstring; chosen on rounds 9324-9344).
+
+    Attributes:
+        locate_s: seconds from the first look in which the dealt rows locate the Nertz piles.
+        radius: a card is the pile's top when its centre lies within this many card widths
+            of the pile's place.
+        left_band: cards of the dealt row within this many card widths of the leftmost one
+            (along the player's left) are the Nertz pile's (its place is their mean centre).
+        min_prob: least classifier probability of a reading of the top.
+        max_hidden: readings covered by a hand box more than this share of their box are left out.
+        switch_cost: the cost of a new run in :func:`top_cards`, in units of probability.
+        empty_after: seconds the place must have shown no card (and no hand over it) until the
+            last look for a pile counted down to its last card to be empty
+            (:meth:`NertzPileWatch.counts`; 0: the last look shows it bare). A non-caller whose
+            pile is empty played its last card a moment before the call (r9342's green, the
+            sample round's green: one look before the call); 0 and 0.1 on rounds 9324-9344:
+            68 counts exact, 0.3 and 1: 67.
+    """
+
+    locate_s: float = 1.0
+    radius: float = 0.5
+    left_band: float = 0.3
+    min_prob: float = 0.5
+    max_hidden: float = 0.3
+    switch_cost: float = 2.0
+    empty_after: float = 0.0
+
+
+def top_cards(readings: list[tuple[str, float]], switch_cost: float = 2.0) -> list[str]:
+    """The cards that lay on top, in order, from noisy readings of the top.
+
+    Args:
+        readings: ``(card, probability)`` per look, in time order (looks without a reading left out).
+        switch_cost: the cost of starting a new run (a new top card); a reading that disagrees
+            with the run it falls in costs its probability.
+
+    Returns:
+        The runs' cards, first to last (a card may come back: a card taken back onto the pile);
+        empty for no readings. The segmentation is the cheapest one (Viterbi over the cards read,
+        ``O(len(readings) x cards)``).
+    """
+    if not readings:
+        return []
+    cards = sorted({c for c, _ in readings})
+    index = {c: i for i, c in enumerate(cards)}
+    cost = np.zeros(len(cards))
+    came_from: list[np.ndarray] = []  # per reading: the previous run's card index, -1 to stay
+    for card, prob in readings:
+        best = int(cost.argmin())
+        switch = cost[best] + switch_cost
+        came_from.append(np.where(cost <= switch, -1, best))
+        cost = np.minimum(cost, switch) + prob
+        cost[index[card]] -= prob  # agreeing costs nothing
+    state = int(cost.argmin())
+    path = []
+    for back in reversed(came_from):
+        path.append(cards[state])
+        if back[state] >= 0:
+            state = int(back[state])
+    path.reverse()
+    return [c for i, c in enumerate(path) if i == 0 or path[i - 1] != c]
+
+
+def cards_gone(tops: list[str]) -> set[str]:
+    """The cards that have left a Nertz pile whose top cards were ``tops``, in order.
+
+    From one top ``x`` to the next ``y``: when ``y`` had left before, it came back onto the
+    pile (a collision's loser taken back), so ``x`` is still in the pile, under it; otherwise
+    ``x`` has left (``y`` is new, or was under ``x``). So a card read wrongly for a while in
+    the middle of another's time on top (``x y x``) takes nothing away.
+    """
+    gone: set[str] = set()
+    for x, y in zip(tops, tops[1:]):
+        if y in gone:
+            gone.discard(y)
+        else:
+            gone.add(x)
+    return gone
+
+
+def _centre(quad: np.ndarray) -> np.ndarray:
+    return np.asarray(quad, np.float64).reshape(4, 2).mean(axis=0)
+
+
+def _width(quad: np.ndarray) -> float:
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    return float(min(np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)))
+
+
+@dataclass
+class _Pile:
+    place: np.ndarray  # (2,) pixels
+    width: float  # card width, pixels
+    readings: list[tuple[str, float]] = field(default_factory=list)
+    bare_since: float | None = None  # seconds: the place has shown no card (and no hand) since
+
+
+class NertzPileWatch:
+    """Follows each zoned player's Nertz pile through the looks of a round (module docstring).
+
+    Feed every look of the round with :meth:`push` until the call, then read :meth:`counts`.
+
+    Args:
+        table: the table (zones, shared area, ``rules.nertz_pile``, ``rules.jokers``).
+        settings: :class:`PileWatchSettings` (default: the defaults).
+    """
+
+    def __init__(self, table: Table, settings: PileWatchSettings | None = None) -> None:
+        self.table = table
+        self.settings = settings or PileWatchSettings()
+        self._t0: float | None = None
+        self._deal_looks: list[Look] = []  # the looks until the piles are located
+        self.piles: dict[str, _Pile] = {}
+        """``{player: pile}`` once located: ``place`` ``(2,)`` pixels, ``width`` pixels, ``readings``."""
+        self._located = False
+        self._last_t: float | None = None  # the last look read, seconds
+
+    def push(self, look: Look) -> None:
+        """Take one look (time order; the looks after the call are the spread's, not the pile's)."""
+        if self._t0 is None:
+            self._t0 = look.t
+        if not self._located:
+            self._deal_looks.append(look)
+            if look.t <= self._t0 + self.settings.locate_s:
+                return
+            self._locate()  # and read the deal's looks too: a top may go within the first second
+            return
+        self._read(look)
+
+    def _read(self, look: Look) -> None:
+        s = self.settings
+        self._last_t = look.t
+        hands = np.asarray(look.hands, np.float64).reshape(-1, 4)
+        for pile in self.piles.values():
+            reach = s.radius * pile.width
+            at = [f for f in look.faces if np.linalg.norm(_centre(f.quad) - pile.place) < reach]
+            near = [f for f in at
+                    if f.whole and f.prob >= s.min_prob and f.hidden < s.max_hidden
+                    and (self.table.rules.jokers or f.label != "JK")]
+            if len(near) == 1:
+                pile.readings.append((near[0].label, float(near[0].prob)))
+            x, y = pile.place
+            covered = bool(((hands[:, 0] <= x) & (x <= hands[:, 2]) & (hands[:, 1] <= y) & (y <= hands[:, 3])).any())
+            if at:
+                pile.bare_since = None
+            elif not covered and pile.bare_since is None:
+                pile.bare_since = look.t
+
+    def _locate(self) -> None:
+        self._located = True
+        looks, self._deal_looks = self._deal_looks, []
+        deal = [lk for lk in looks if lk.t <= self._t0 + self.settings.locate_s]
+        shared = np.asarray(self.table.shared_area, np.float64).mean(axis=0)
+        for player, zone in self.table.zones.items():
+            poly = np.asarray(zone, np.float32)
+            seen = [(c, _width(f.quad)) for lk in deal for f in lk.faces if f.whole
+                    for c in [_centre(f.quad)] if cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0]
+            d = shared - poly.astype(np.float64).mean(axis=0)
+            if not seen or not np.linalg.norm(d):
+                continue  # no dealt row seen: this player's pile is not followed
+            d /= np.linalg.norm(d)
+            left = np.array([d[1], -d[0]])
+            centres = np.array([c for c, _ in seen])
+            width = float(np.median([w for _, w in seen]))
+            along = centres @ left
+            place = centres[along >= along.max() - self.settings.left_band * width].mean(axis=0)
+            self.piles[player] = _Pile(place, width)
+        for lk in looks:
+            self._read(lk)
+
+    def tops(self, player: str) -> list[str]:
+        """The cards seen on top of ``player``'s Nertz pile so far, in order (:func:`top_cards`);
+        empty when the pile was not located or never read."""
+        pile = self.piles.get(player)
+        return top_cards(pile.readings, self.settings.switch_cost) if pile is not None else []
+
+    def counts(self) -> dict[str, int]:
+        """``{player: cards left}`` for every player whose pile was located and read:
+        ``nertz_pile`` less the cards gone (:func:`cards_gone`), at least 0. With one card left
+        by that count, a place that has shown no card and no hand over it for the last
+        ``empty_after`` seconds (at least in the last look) means the last card has gone too: 0."""
+        if not self._located:
+            self._locate()
+        out = {}
+        for player, pile in self.piles.items():
+            seen = self.tops(player)
+            if not seen:
+                continue
+            left = max(0, self.table.rules.nertz_pile - len(cards_gone(seen)))
+            if (left == 1 and pile.bare_since is not None and self._last_t is not None
+                    and self._last_t - pile.bare_since >= self.settings.empty_after):
+                left = 0
+            out[player] = left
+        return out
