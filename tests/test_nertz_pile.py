@@ -74,15 +74,29 @@ def test_a_top_played_during_the_deal_counts_and_a_card_taken_back_is_in_the_pil
     looks = [look(0.0), look(0.1), look(0.2)] + [look(0.3 + i / 10, red_top="2D") for i in range(10)]
     looks += [look(1.3 + i / 10, red_top="5C") for i in range(6)]
     assert watch(*looks).counts()["red"] == 11  # KS and 2D gone
-    # 2D lost a collision and was taken back onto the pile, over 5C: only KS is gone
+    # 2D read on top again: without a take-back it is another card read as 2D (5C gone too) ...
     looks += [look(1.9 + i / 10, red_top="2D") for i in range(6)]
-    assert watch(*looks).counts()["red"] == 12
-    # then played again: 5C on top, 2D gone again
-    looks += [look(2.5 + i / 10, red_top="5C") for i in range(6)]
-    assert watch(*looks).counts()["red"] == 11
-    assert cards_gone(["KS", "2D", "5C", "2D", "5C"]) == {"KS", "2D"}
-    assert cards_gone(["KS", "7H", "KS", "4D"]) == {"KS"}  # 7H: KS misread for a while
-    assert cards_gone(["KS"]) == set() and cards_gone([]) == set()
+    assert watch(*looks).counts()["red"] == 10
+    # ... after the referee saw red take 2D back (a collision lost), it is 2D over 5C: only KS is gone
+    w = watch(*looks)
+    w.played("red", "2D", 1.25)
+    w.taken_back("red", "2D", 1.85)
+    assert w.counts()["red"] == 12
+    assert cards_gone(["KS", "2D", "5C", "2D", "5C"], {"2D"}) == 2  # played again: KS, 2D
+    assert cards_gone(["KS", "2D", "5C", "2D", "5C"]) == 4  # two other cards read as 2D and 5C
+    assert cards_gone(["KS", "2D", "5C", "2D", "QH", "2D"]) == 5
+    assert cards_gone(["KS"]) == 0 and cards_gone([]) == 0
+
+
+def test_a_card_read_at_the_pile_after_its_player_played_it_is_another_card():
+    looks = [look(i / 10) for i in range(12)] + [look(1.2 + i / 10, red_top="JS") for i in range(10)]
+    looks += [look(2.2 + i / 10, red_top="JS", prob=0.7) for i in range(10)]  # the JC under it, read as JS
+    w = watch(*looks)
+    assert w.counts()["red"] == 12  # KS gone
+    w.played("red", "JS", 2.15)  # the JS went to a foundation: what shows after is another card
+    assert w.tops("red") == ["KS", "JS", "JS#2"] and w.counts()["red"] == 11
+    w.played("blue", "KS", 0.5)  # another player's plays change nothing here
+    assert w.counts()["red"] == 11
 
 
 def test_a_pile_down_to_its_last_card_is_empty_when_its_place_shows_bare_at_the_end():
@@ -96,6 +110,21 @@ def test_a_pile_down_to_its_last_card_is_empty_when_its_place_shows_bare_at_the_
     under_hand = Look(gone.frame, gone.t, gone.faces, np.array([[350, 550, 450, 650]], np.float32))
     assert watch(*looks, under_hand).counts()["red"] == 1  # a hand over it: not seen bare
     assert watch(*looks, gone, look(20.1, red_top="KH")).counts()["red"] == 1  # it was only missed once
+
+
+def test_a_top_turned_up_just_before_the_call_is_read_a_moment_after_it():
+    looks = [look(i / 10) for i in range(12)] + [look(1.2 + i / 10, red_top="7C") for i in range(20)]
+    w = watch(*looks, look(3.2, red_top="QD"))
+    assert w.counts()["red"] == 12  # KS gone; QD read once: a misreading, as far as the looks tell
+    w.call(3.25)
+    for i in range(1, 16):  # read on after the call until after_call (1 s) has passed
+        w.push(look(3.2 + i / 10, red_top="QD" if i < 12 else "9S"))
+    assert w.tops("red") == ["KS", "7C", "QD"] and w.counts()["red"] == 11
+    # a place seen bare only after the call (the pile gathered for the spread) is not empty
+    w = watch(*looks)
+    w.call(3.2)
+    w.push(look(3.3, red_top=None))
+    assert w.counts()["red"] == 12
 
 
 def test_readings_under_a_hand_weak_or_of_a_joker_say_nothing():

