@@ -53,6 +53,10 @@ def test_runs_of_readings_name_the_tops_and_a_few_weak_misreadings_do_not():
     # a card taken back onto the pile (a collision's loser) is on top again
     assert top_cards([("KS", 0.9)] * 6 + [("4D", 0.9)] * 6 + [("KS", 0.9)] * 6) == ["KS", "4D", "KS"]
     assert top_cards([]) == []
+    # a hesitation between the run's card and another barely costs the run
+    hesitant = [("4S", 0.9)] * 10 + [("4C", 0.5, (("4S", 0.48),))] * 10 + [("4S", 0.9)] * 10
+    assert top_cards(hesitant) == ["4S"]
+    assert top_cards([r[:2] for r in hesitant]) == ["4S", "4C", "4S"]  # without its runners-up
     # with no cost for a new run every reading is believed
     assert top_cards(readings, switch_cost=0.0) == ["KS", "KC", "KS", "4D"]
 

@@ -33,18 +33,25 @@ as a JS): a card read on top after its player played it to a foundation is anoth
 token ``"JS#2"``), and a card that had left and shows on top again is the same card only when
 its player was seen taking it back (a collision's loser), else another.
 
+Hesitations count for little: a reading costs a run the probability of its card less the
+probability it gives the run's card (its runners-up, ``Sighting.alts``), so a 4S read as 4C at
+0.5 with 4S the runner-up at 0.48 barely breaks the 4S run (r9353's yellow: such readings made
+three cards of one, 2 left counted for 5).
+
 Measured with the models' looks (session 58; counts exact / cards off), on rounds 9324-9344 (74
-counts), where it was made, and 9345-9350 (21 counts), rendered for it. The first version (every
+counts), where it was made, and 9345-9354 (35 counts), rendered for it. The first version (every
 different top a card gone, read until the call): 67 on 9324-9344; with :func:`cards_gone`
 treating every card back on top as taken back, and a place bare at the call as empty: 68 / 8,
-and 15 / 8 on 9345-9350 (the spread count: 50 / 79 and 10 / 40); with the plays and take-backs
-as above: 68 / 7 and 17 / 5 (the take-back condition was chosen on 9345-9350: 68 / 7 either
-way on 9324-9344); read until ``after_call`` too: **70 / 5 and 18 / 3**. ``min_prob`` and
-``switch_cost`` were chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7
-with ``switch_cost`` 1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 /
-60). What it still loses: a card seen on top for less than about 0.3 s (among the
-misreadings), a card read for seconds as one of the same rank and colour that its player had
-moved to a work pile.
+and 15 / 8 on 9345-9350 (21 counts; the spread count: 50 / 79 and 10 / 40); with the plays and
+take-backs as above: 68 / 7 and 17 / 5 (the take-back condition was chosen on 9345-9350: 68 / 7
+either way on 9324-9344); read until ``after_call`` too: 70 / 5 and 18 / 3 (9351-9354, measured
+once: 13 of 14 exact, 3 cards off; the spread 12 of 14); with the runners-up: **72 / 2 on
+9324-9344 and 32 / 3 on 9345-9354** (31 / 6 without). ``min_prob`` and ``switch_cost`` were
+chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7 with ``switch_cost``
+1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60) and checked with
+the last (``switch_cost`` 1 / 1.5 / 2 / 2.5 / 3: 64 / 69 / 72 / 72 / 67). What it still loses: a
+card seen on top for less than about 0.3 s (among the misreadings), a card read for seconds as
+one of the same rank and colour that its player had moved to a work pile.
 
 What it cannot see at all: the cards gone before the source started (it must start at the
 deal), a Nertz pile laid at the player's right. The referee therefore also counts the spread
@@ -101,13 +108,16 @@ class PileWatchSettings:
     after_call: float = 1.0
 
 
-def top_cards(readings: list[tuple[str, float]], switch_cost: float = 2.0) -> list[str]:
+def top_cards(readings: list[tuple], switch_cost: float = 2.0) -> list[str]:
     """The cards that lay on top, in order, from noisy readings of the top.
 
     Args:
-        readings: ``(card, probability)`` per look, in time order (looks without a reading left out).
-        switch_cost: the cost of starting a new run (a new top card); a reading that disagrees
-            with the run it falls in costs its probability.
+        readings: ``(card, probability)`` or ``(card, probability, runners_up)`` per look, in
+            time order (looks without a reading left out); ``runners_up``: ``((card,
+            probability), ...)``, the classifier's other names for it.
+        switch_cost: the cost of starting a new run (a new top card). A reading costs the run it
+            falls in the probability of its card less the probability it gives the run's card
+            (nothing when it names that card; little when it hesitates between the two).
 
     Returns:
         The runs' cards, first to last (a card may come back: a card taken back onto the pile);
@@ -116,16 +126,19 @@ def top_cards(readings: list[tuple[str, float]], switch_cost: float = 2.0) -> li
     """
     if not readings:
         return []
-    cards = sorted({c for c, _ in readings})
+    cards = sorted({r[0] for r in readings})
     index = {c: i for i, c in enumerate(cards)}
     cost = np.zeros(len(cards))
     came_from: list[np.ndarray] = []  # per reading: the previous run's card index, -1 to stay
-    for card, prob in readings:
+    for card, prob, *rest in readings:
         best = int(cost.argmin())
         switch = cost[best] + switch_cost
         came_from.append(np.where(cost <= switch, -1, best))
         cost = np.minimum(cost, switch) + prob
         cost[index[card]] -= prob  # agreeing costs nothing
+        for alt, q in (rest[0] if rest else ()):
+            if alt in index and alt != card:
+                cost[index[alt]] -= min(q, prob)
     state = int(cost.argmin())
     path = []
     for back in reversed(came_from):
@@ -172,7 +185,7 @@ def _width(quad: np.ndarray) -> float:
 class _Pile:
     place: np.ndarray  # (2,) pixels
     width: float  # card width, pixels
-    readings: list[tuple[float, str, float]] = field(default_factory=list)  # (t, card, probability)
+    readings: list[tuple] = field(default_factory=list)  # (t, card, probability, runners-up)
     bare_since: float | None = None  # seconds: the place has shown no card (and no hand) since
 
 
@@ -232,7 +245,7 @@ class NertzPileWatch:
                     if f.whole and f.prob >= s.min_prob and f.hidden < s.max_hidden
                     and (self.table.rules.jokers or f.label != "JK")]
             if len(near) == 1:
-                pile.readings.append((look.t, near[0].label, float(near[0].prob)))
+                pile.readings.append((look.t, near[0].label, float(near[0].prob), tuple(near[0].alts)))
             x, y = pile.place
             covered = bool(((hands[:, 0] <= x) & (x <= hands[:, 2]) & (hands[:, 1] <= y) & (y <= hands[:, 3])).any())
             if not before_call:
@@ -275,15 +288,17 @@ class NertzPileWatch:
         event): it may lie on the Nertz pile again."""
         self._moves.setdefault(player, []).append((t, card, -1))
 
-    def _tokens(self, player: str, pile: _Pile) -> list[tuple[str, float]]:
-        """The readings as ``(token, probability)``: a card read after its ``k``-th play (less
-        its take-backs by then) is the token ``"card#k+1"``, another card read as it."""
+    def _tokens(self, player: str, pile: _Pile) -> list[tuple[str, float, tuple[tuple[str, float], ...]]]:
+        """The readings as ``(token, probability, runners_up)``: a card read after its ``k``-th
+        play (less its take-backs by then) is the token ``"card#k+1"``, another card read as it."""
         moves = self._moves.get(player, [])
-        out = []
-        for t, card, prob in pile.readings:
+
+        def token(card: str, t: float) -> str:
             k = max(0, sum(sign for tm, c, sign in moves if c == card and tm < t))
-            out.append((card if k == 0 else f"{card}#{k + 1}", prob))
-        return out
+            return card if k == 0 else f"{card}#{k + 1}"
+
+        return [(token(card, t), prob, tuple((token(a, t), q) for a, q in alts))
+                for t, card, prob, alts in pile.readings]
 
     def tops(self, player: str) -> list[str]:
         """The cards seen on top of ``player``'s Nertz pile so far, in order (:func:`top_cards`;
