@@ -40,15 +40,17 @@ three cards of one, 2 left counted for 5).
 
 Measured with the models' looks (session 58; counts exact / cards off), on rounds 9324-9344 (74
 counts), where it was made, and 9345-9354 (35 counts), rendered for it. The first version (every
-different top a card gone, read until the call): 67 on 9324-9344; with :func:`cards_gone`
+different top a card gone, read until the call): 66 / 9 on 9324-9344; with :func:`cards_gone`
 treating every card back on top as taken back, and a place bare at the call as empty: 68 / 8,
 and 15 / 8 on 9345-9350 (21 counts; the spread count: 50 / 79 and 10 / 40); with the plays and
 take-backs as above: 68 / 7 and 17 / 5 (the take-back condition was chosen on 9345-9350: 68 / 7
 either way on 9324-9344); read until ``after_call`` too: 70 / 5 and 18 / 3 (9351-9354, measured
 once: 13 of 14 exact, 3 cards off; the spread 12 of 14); with the runners-up: **72 / 2 on
 9324-9344 and 32 / 3 on 9345-9354** (31 / 6 without). ``min_prob`` and ``switch_cost`` were
-chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7 with ``switch_cost``
-1-3: exact at most 62 / 67 / 63; 0.5 with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60) and checked with
+chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7 / 0.9 with
+``switch_cost`` 1.5-4: exact at most 62 / 66 / 63 / 60; 0.5 with 1.5 / 2 / 3 / 4: 66 / 66 / 60
+/ 56), again with :func:`cards_gone` (0.3 / 0.5 / 0.7 with 1-3: at most 62 / 67 / 63; 0.5
+with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60) and checked with
 the last (``switch_cost`` 1 / 1.5 / 2 / 2.5 / 3: 64 / 69 / 72 / 72 / 67). What it still loses: a
 card seen on top for less than about 0.3 s (among the misreadings), a card read for seconds as
 one of the same rank and colour that its player had moved to a work pile.
@@ -192,7 +194,9 @@ class _Pile:
 class NertzPileWatch:
     """Follows each zoned player's Nertz pile through the looks of a round (module docstring).
 
-    Feed every look of the round with :meth:`push` until the call, then read :meth:`counts`.
+    Feed every look of the round to :meth:`push`, the call to :meth:`call`, the tracker's plays
+    and take-backs to :meth:`played` and :meth:`taken_back` (any time before counting), then
+    read :meth:`counts` (``{player: cards left}``) or :meth:`tops` (the cards seen on top).
 
     Args:
         table: the table (zones, shared area, ``rules.nertz_pile``, ``rules.jokers``).
