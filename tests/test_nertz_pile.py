@@ -114,6 +114,11 @@ def test_a_pile_down_to_its_last_card_is_empty_when_its_place_shows_bare_at_the_
     under_hand = Look(gone.frame, gone.t, gone.faces, np.array([[350, 550, 450, 650]], np.float32))
     assert watch(*looks, under_hand).counts()["red"] == 1  # a hand over it: not seen bare
     assert watch(*looks, gone, look(20.1, red_top="KH")).counts()["red"] == 1  # it was only missed once
+    # the last card in the air at the call: its play (landed after the call) says it has gone
+    w = watch(*looks)
+    w.call(19.95)
+    w.played("red", "KH", 20.3)
+    assert w.counts()["red"] == 0
 
 
 def test_a_top_turned_up_just_before_the_call_is_read_a_moment_after_it():

@@ -38,22 +38,17 @@ probability it gives the run's card (its runners-up, ``Sighting.alts``), so a 4S
 0.5 with 4S the runner-up at 0.48 barely breaks the 4S run (r9353's yellow: such readings made
 three cards of one, 2 left counted for 5).
 
-Measured with the models' looks (session 58; counts exact / cards off), on rounds 9324-9344 (74
-counts), where it was made, and 9345-9354 (35 counts), rendered for it. The first version (every
-different top a card gone, read until the call): 66 / 9 on 9324-9344; with :func:`cards_gone`
-treating every card back on top as taken back, and a place bare at the call as empty: 68 / 8,
-and 15 / 8 on 9345-9350 (21 counts; the spread count: 50 / 79 and 10 / 40); with the plays and
-take-backs as above: 68 / 7 and 17 / 5 (the take-back condition was chosen on 9345-9350: 68 / 7
-either way on 9324-9344); read until ``after_call`` too: 70 / 5 and 18 / 3 (9351-9354, measured
-once: 13 of 14 exact, 3 cards off; the spread 12 of 14); with the runners-up: **72 / 2 on
-9324-9344 and 32 / 3 on 9345-9354** (31 / 6 without). ``min_prob`` and ``switch_cost`` were
-chosen on 9324-9344 with the first version (``min_prob`` 0.3 / 0.5 / 0.7 / 0.9 with
-``switch_cost`` 1.5-4: exact at most 62 / 66 / 63 / 60; 0.5 with 1.5 / 2 / 3 / 4: 66 / 66 / 60
-/ 56), again with :func:`cards_gone` (0.3 / 0.5 / 0.7 with 1-3: at most 62 / 67 / 63; 0.5
-with 1 / 1.5 / 2 / 3: 65 / 67 / 67 / 60) and checked with
-the last (``switch_cost`` 1 / 1.5 / 2 / 2.5 / 3: 64 / 69 / 72 / 72 / 67). What it still loses: a
-card seen on top for less than about 0.3 s (among the misreadings), a card read for seconds as
-one of the same rank and colour that its player had moved to a work pile.
+Measured with the shipped models' looks (session 58; counts exact / cards off in all): rounds
+9324-9344 (74 counts, where it was made) **73 / 1** (the spread count: 50 / 79); 9345-9354 (35
+counts, rendered while it was made; the take-back condition was chosen there) 32 / 3; 9355-9358
+(14 counts, rendered at the end, measured once) 12 / 3 (the spread: 8 exact). Without the
+runners-up: 71 / 4, 31 / 6, 12 / 3; without the plays and take-backs: 72 / 4, 31 / 4, 10 / 7.
+``min_prob`` and ``switch_cost`` were chosen on 9324-9344 with the first version (every
+different top a card gone), ``after_call`` on 9324-9350 (see its note); those sweeps read, for
+r9326-r9333, the looks of an earlier observer (a stale cache file), so their figures are not
+the ones above. What it still loses: a card seen on top for less than about 0.3 s (among the
+misreadings), a card read for seconds as one of the same rank and colour that its player had
+moved to a work pile.
 
 What it cannot see at all: the cards gone before the source started (it must start at the
 deal), a Nertz pile laid at the player's right. The referee therefore also counts the spread
@@ -69,14 +64,14 @@ import numpy as np
 
 from nertz.referee.table import Table
 
-from .tracker import Look
+from .tracker import Look, quad_pose
 
 __all__ = ["NertzPileWatch", "PileWatchSettings", "cards_gone", "top_cards"]
 
 
 @dataclass(frozen=True)
 class PileWatchSettings:
-    """Tuning of :class:`NertzPileWatch` (module docstring; chosen on rounds 9324-9344).
+    """Tuning of :class:`NertzPileWatch` (module docstring; chosen on rounds 9324-9350).
 
     Attributes:
         locate_s: seconds from the first look in which the dealt rows locate the Nertz piles.
@@ -90,14 +85,14 @@ class PileWatchSettings:
         after_call: seconds after the call during which the piles are still read: a card
             turned up just before the call shows a moment longer (cards in the air at the call
             land within the rules' ``in_air_grace``, 1 s); the players then gather their piles
-            to spread them. Rounds 9324-9350 (95 counts), exact with 0 / 0.3 / 0.6 / 1 / 1.5-3
-            s: 85 / 86 / 87 / 88 / 88.
+            to spread them. Rounds 9324-9350 (95 counts; for r9326-r9333 the looks of an
+            earlier observer), exact with 0 / 0.3 / 0.6 / 1 / 1.5-3 s: 85 / 86 / 87 / 88 / 88.
         empty_after: seconds the place must have shown no card (and no hand over it) until the
             last look for a pile counted down to its last card to be empty
             (:meth:`NertzPileWatch.counts`; 0: the last look shows it bare). A non-caller whose
             pile is empty played its last card a moment before the call (r9342's green, the
-            sample round's green: one look before the call); 0 and 0.1 on rounds 9324-9344:
-            68 counts exact, 0.3 and 1: 67.
+            sample round's green: one look before the call); 0 and 0.1 on rounds 9324-9344
+            (the earlier looks for r9326-r9333): 68 counts exact, 0.3 and 1: 67.
     """
 
     locate_s: float = 1.0
@@ -174,15 +169,6 @@ def cards_gone(tops: list[str], taken_back: set[str] | frozenset[str] = frozense
     return len(gone)
 
 
-def _centre(quad: np.ndarray) -> np.ndarray:
-    return np.asarray(quad, np.float64).reshape(4, 2).mean(axis=0)
-
-
-def _width(quad: np.ndarray) -> float:
-    q = np.asarray(quad, np.float64).reshape(4, 2)
-    return float(min(np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)))
-
-
 @dataclass
 class _Pile:
     place: np.ndarray  # (2,) pixels
@@ -242,9 +228,10 @@ class NertzPileWatch:
         if before_call:
             self._last_t = look.t
         hands = np.asarray(look.hands, np.float64).reshape(-1, 4)
+        centres = np.array([f.pose[0] for f in look.faces], np.float64).reshape(-1, 2)
         for pile in self.piles.values():
-            reach = s.radius * pile.width
-            at = [f for f in look.faces if np.linalg.norm(_centre(f.quad) - pile.place) < reach]
+            dist = np.linalg.norm(centres - pile.place, axis=1)
+            at = [f for f, d in zip(look.faces, dist) if d < s.radius * pile.width]
             near = [f for f in at
                     if f.whole and f.prob >= s.min_prob and f.hidden < s.max_hidden
                     and (self.table.rules.jokers or f.label != "JK")]
@@ -266,8 +253,8 @@ class NertzPileWatch:
         shared = np.asarray(self.table.shared_area, np.float64).mean(axis=0)
         for player, zone in self.table.zones.items():
             poly = np.asarray(zone, np.float32)
-            seen = [(c, _width(f.quad)) for lk in deal for f in lk.faces if f.whole
-                    for c in [_centre(f.quad)] if cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0]
+            seen = [(c, w) for lk in deal for f in lk.faces if f.whole
+                    for c, _, w in [quad_pose(f.quad)] if cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0]
             d = shared - poly.astype(np.float64).mean(axis=0)
             if not seen or not np.linalg.norm(d):
                 continue  # no dealt row seen: this player's pile is not followed
@@ -315,8 +302,10 @@ class NertzPileWatch:
 
     def counts(self) -> dict[str, int]:
         """``{player: cards left}`` for every player whose pile was located and read:
-        ``nertz_pile`` less the cards gone (:func:`cards_gone`), at least 0. With one card left
-        by that count, a place that has shown no card and no hand over it for the last
+        ``nertz_pile`` less the cards gone (:func:`cards_gone`), less one more when the last
+        top was played to a foundation (a ``play`` of that card by that player, not taken
+        back: the pile's last card, or one in the air at the call), at least 0. With one card
+        left by that count, a place that has shown no card and no hand over it for the last
         ``empty_after`` seconds (at least in the last look) means the last card has gone too: 0."""
         if not self._located:
             self._locate()
@@ -325,8 +314,11 @@ class NertzPileWatch:
             seen = self.tops(player)
             if not seen:
                 continue
-            back = {c for _, c, sign in self._moves.get(player, []) if sign < 0}
-            left = max(0, self.table.rules.nertz_pile - cards_gone(seen, back))
+            moves = self._moves.get(player, [])
+            back = {c for _, c, sign in moves if sign < 0}
+            card, _, k = seen[-1].partition("#")
+            last_played = sum(sign for _, c, sign in moves if c == card) >= int(k or 1)
+            left = max(0, self.table.rules.nertz_pile - cards_gone(seen, back) - last_played)
             if (left == 1 and pile.bare_since is not None and self._last_t is not None
                     and self._last_t - pile.bare_since >= self.settings.empty_after):
                 left = 0

@@ -95,7 +95,7 @@ class RefereePipeline:
             every 0.6 s, which show the players' spreads
             (:func:`~nertz.vision.spread_count.count_spreads`, :attr:`spread_counts`). The
             pile's count is scored where there is one (74 counts of rendered rounds 9324-9344:
-            exact 72 against the spread's 50), the spread's elsewhere; where both are and
+            exact 73 against the spread's 50), the spread's elsewhere; where both are and
             differ, a ``review`` line says so. The spread count holds up to 13 full frames
             (about 36 MB at 1280 x 720) and audits each once, at the end (roughly 15-25 s on 2
             cores).
