@@ -89,7 +89,7 @@ class RefereePipeline:
         nertz_left: Nertz counts known ahead (``{player: cards}``), pushed with the first call.
         counts_from_video: when the round ends (:meth:`finish`), count the Nertz cards left
             of the players whose count nobody gave, from the video, two ways: from the changes
-            of each Nertz pile's top card until the first call
+            of each Nertz pile's top card until 1 s after the first call
             (:class:`~nertz.vision.nertz_pile.NertzPileWatch`, :attr:`pile_counts`), and from
             the frames of the 6 s that start :data:`SPREAD_AFTER_S` after the first call, one
             every 0.6 s, which show the players' spreads

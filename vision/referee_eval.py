@@ -302,8 +302,10 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
         use_labels: look through the labels instead of the models.
         stride: observe every ``stride``-th frame.
         nertz_left_from_truth: give the referee the true Nertz counts; without, it counts
-            them from the players' spreads after the call, as ``nertz referee``
-            does (:mod:`nertz.vision.spread_count`).
+            them from the video as ``nertz referee`` does: from each Nertz pile's top card
+            (:mod:`nertz.vision.nertz_pile`), else from the players' spreads after the call
+            (:mod:`nertz.vision.spread_count`); the result's ``nertz_by_way`` gives both per
+            player beside the true count.
         settings: :class:`~nertz.vision.tracker.TrackerSettings` (default: the defaults).
         looks_cache: a folder keeping the models' looks of each round (see the module
             docstring); ignored with ``use_labels``.
