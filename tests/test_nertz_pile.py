@@ -182,6 +182,18 @@ def test_the_pipeline_scores_the_piles_count_and_reports_a_spread_that_disagrees
     assert len(review) == 1 and review[0]["player"] == "red" and "11" in review[0]["message"] and "3" in review[0]["message"]
     # counted once: finishing again pushes nothing new
     assert pipe.finish() == res
+    # no "no count" ruling was reported at the call for a count that was to come
+    assert not any(m.get("kind") == "no_count" for m in messages)
+    # with nothing to count from (no deal seen, no spread), "no count" is reported at the end
+    fake_audits(monkeypatch, {0: None, 1: None})  # no back found in any frame
+    messages.clear()
+    empty = [{"frame": i, "t": i / 30, "cards": [], "hands": []} for i in range(330)]
+    pipe = RefereePipeline(TABLE, LabelObserver(empty), calls=[("blue", 4.0)], on_message=messages.append)
+    for i in range(330):
+        pipe.step(i, i / 30, frame(0 if i / 30 < 5.0 else 1))
+    assert not any(m.get("kind") == "no_count" for m in messages)
+    pipe.finish()
+    assert [m["player"] for m in messages if m.get("kind") == "no_count"] == ["red"]
     # with the count given, neither way counts
     pipe = RefereePipeline(TABLE, LabelObserver(labels), calls=[("blue", 4.0)], nertz_left={"red": 5})
     for i in range(330):

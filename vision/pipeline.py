@@ -117,6 +117,7 @@ class RefereePipeline:
         self._kept: deque[tuple[float, np.ndarray]] = deque(maxlen=_KEEP_BEFORE)  # (t, full frame) before the call
         self._spreads: list[tuple[float, np.ndarray]] = []  # (t, full frame) after it
         self._spreads_counted = False
+        self._finished = False  # finish() has run: the counts from the video are in
         self._call: tuple[str, float, list[np.ndarray]] | None = None  # the first call, the frames before it
         self.observer = observer
         self.stride = max(int(stride), 1)
@@ -154,8 +155,11 @@ class RefereePipeline:
             self._report_rulings()
 
     def _report_rulings(self) -> None:
-        # a late-timed event can change earlier rulings: report every ruling not reported yet
+        # a late-timed event can change earlier rulings: report every ruling not reported yet;
+        # "no count" waits for the end while the counts are still to come from the video
         for r in self.round.rulings:
+            if r.kind == "no_count" and self.counts_from_video and not self._finished:
+                continue
             j = r.to_json()
             key = json.dumps(j, sort_keys=True)
             if key not in self._reported:
@@ -263,6 +267,7 @@ class RefereePipeline:
         for name, n in given.items():
             self._push({"t": end_t, "type": "nertz_left", "player": name, "count": int(n)}, report=False)
         self.nertz_left = {}
+        self._finished = True
         self._report_rulings()
         return self.round.result.to_json()
 

@@ -119,7 +119,7 @@ def referee_command(
     realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
     nertz_left: Annotated[Optional[list[str]], typer.Option(
-        "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable), when the camera did not count them.")] = None,
+        "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable); it replaces the camera's count.")] = None,
     show: Annotated[bool, typer.Option(
         "--show", help="Show the overlay in a window; keys 1..9 call Nertz for the table's 1st..9th player, q stops.")] = False,
     audit_photo: Annotated[Optional[Path], typer.Option(
@@ -130,7 +130,7 @@ def referee_command(
 
     With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread).
 
-    The Nertz cards left that --nertz-left does not give are counted from the video: each player's face-down spread in their own zone, laid in a row, in the 6 s from 2 s after the call (on rendered rounds about 6 counts in 10 are exact: check them). A source that ends before the spreads leaves those counts at 0, with a no_count ruling.
+    The Nertz cards left that --nertz-left does not give are counted from the video, two ways: the changes of each player's Nertz pile top card from the deal to 1 s after the call (the video must start at the deal; the pile is the one at the player's left end of the dealt row), which is scored, and each player's face-down spread in their own zone in the 6 s from 2 s after the call, its check (on rendered rounds 124 of 130 pile counts exact, 85 of 130 spread counts). Where the two differ a review line says so. A player whose pile was not followed gets the spread's count; with neither (no deal seen and no spread), 0, with a no_count ruling.
 
     With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. The photo is counted first: one that cannot be counted is refused at once (exit status 2).
     """
