@@ -158,13 +158,12 @@ def cards_gone(tops: list[str], taken_back: set[str] | frozenset[str] = frozense
     gone: set[str] = set()
     name: dict[str, str] = {}  # a top's card -> the card it stands for now ("7H", "7H'", ...)
     for x, y in zip(tops, tops[1:]):
-        x, y_card = name.get(x, x), y
-        y = name.get(y, y)
-        if y in gone and y_card in taken_back:
-            gone.discard(y)
+        x, now = name.get(x, x), name.get(y, y)
+        if now in gone and y in taken_back:
+            gone.discard(now)
             continue
-        if y in gone:  # another card read as one that had gone
-            y = name[y_card] = y + "'"
+        if now in gone:  # another card read as one that had gone
+            name[y] = now + "'"
         gone.add(x)
     return len(gone)
 
@@ -237,10 +236,10 @@ class NertzPileWatch:
                     and (self.table.rules.jokers or f.label != "JK")]
             if len(near) == 1:
                 pile.readings.append((look.t, near[0].label, float(near[0].prob), tuple(near[0].alts)))
+            if not before_call:
+                continue  # bare or not is judged at the call
             x, y = pile.place
             covered = bool(((hands[:, 0] <= x) & (x <= hands[:, 2]) & (hands[:, 1] <= y) & (y <= hands[:, 3])).any())
-            if not before_call:
-                continue
             if at:
                 pile.bare_since = None
             elif not covered and pile.bare_since is None:

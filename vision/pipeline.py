@@ -94,7 +94,7 @@ class RefereePipeline:
             the frames of the 6 s that start :data:`SPREAD_AFTER_S` after the first call, one
             every 0.6 s, which show the players' spreads
             (:func:`~nertz.vision.spread_count.count_spreads`, :attr:`spread_counts`). The
-            pile's count is scored where there is one (74 counts of rendered rounds 9324-9344:
+            pile's count is scored where there is one (:attr:`video_counts`: those scored) (74 counts of rendered rounds 9324-9344:
             exact 73 against the spread's 50), the spread's elsewhere; where both are and
             differ, a ``review`` line says so. The spread count holds up to 13 full frames
             (about 36 MB at 1280 x 720) and audits each once, at the end (roughly 15-25 s on 2
@@ -114,6 +114,7 @@ class RefereePipeline:
         self.nertz_piles = NertzPileWatch(table)
         self.pile_counts: dict[str, int] = {}
         self.spread_counts: dict[str, int] = {}
+        self.video_counts: dict[str, int] = {}  # the counts from the video that were scored
         self._kept: deque[tuple[float, np.ndarray]] = deque(maxlen=_KEEP_BEFORE)  # (t, full frame) before the call
         self._spreads: list[tuple[float, np.ndarray]] = []  # (t, full frame) after it
         self._spreads_counted = False
@@ -297,4 +298,5 @@ class RefereePipeline:
                                  "message": f"{n}'s Nertz cards left: {a} from the changes of the pile's top card "
                                             f"(scored), {b} counted in the spread after the call; "
                                             f"--nertz-left {n}=N gives the count instead"})
-        return {n: counts[n] for n in todo if n in counts}
+        self.video_counts = {n: counts[n] for n in todo if n in counts}
+        return dict(self.video_counts)

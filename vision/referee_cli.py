@@ -263,11 +263,10 @@ def referee_command(
     finally:
         if writer is not None:
             writer.close()
-    counted = {**pipe.spread_counts, **pipe.pile_counts}
-    if counted:
-        how = {n: "from the pile's top cards" if n in pipe.pile_counts else "from the spread" for n in counted}
+    if pipe.video_counts:
+        way = {True: "from the pile's top cards", False: "from the spread"}
         typer.echo("Nertz cards left, counted from the video: "
-                   + ", ".join(f"{n} {k} ({how[n]})" for n, k in counted.items())
+                   + ", ".join(f"{n} {k} ({way[n in pipe.pile_counts]})" for n, k in pipe.video_counts.items())
                    + " (--nertz-left NAME=N gives a count instead)", err=True)
     rec = _audited(pipe, tbl, audit_result, counts, as_json) if audit_result is not None else None
     if as_json:
