@@ -997,10 +997,12 @@ def _contested_pair_with_a_hand_from_blue(settings: TrackerSettings) -> list:
 def test_a_held_copy_is_no_play_when_the_hand_came_from_the_zone_reported_first():
     plays = _contested_pair_with_a_hand_from_blue(TrackerSettings(track_gap=0.0))
     assert [p for p, _ in plays] == ["blue"]            # red's copy moved elsewhere: no play
-    # red's copy left after blue's: with track_gap both reached for the pile, a tie
-    both = _contested_pair_with_a_hand_from_blue(TrackerSettings())
+    # red's copy left after blue's: with track_gap both may have reached for the pile, but no
+    # hand from red's zone came over the card: one play, blue's (``lone_hand``)
+    assert [p for p, _ in _contested_pair_with_a_hand_from_blue(TrackerSettings())] == ["blue"]
+    both = _contested_pair_with_a_hand_from_blue(TrackerSettings(lone_hand=None))   # a tie
     assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
-    tie = _contested_pair_with_a_hand_from_blue(TrackerSettings(contest_track=False))
+    tie = _contested_pair_with_a_hand_from_blue(TrackerSettings(contest_track=False, lone_hand=None))
     assert sorted(p for p, _ in tie) == ["blue", "red"] and tie[0][1] == tie[1][1]
 
 
@@ -1058,13 +1060,14 @@ def test_a_pair_split_by_a_second_pile_leaves_on_the_first_the_copy_its_hand_bro
 
 
 @pytest.mark.parametrize("looks_apart, track_gap, players", [
-    (1, 0.2, ["blue", "red"]),   # the copies left 0.1 s apart: both reached for the pile, a tie
+    (1, 0.2, ["blue", "red"]),   # the copies left 0.1 s apart: both may have reached, a tie
     (3, 0.2, ["red"]),           # 0.3 s apart: blue's was covered where it lay
     (1, 0.0, ["red"]),           # without track_gap the hand track always decides
 ])
 def test_a_hand_track_decides_a_contested_pair_only_when_the_other_copy_left_well_before(looks_apart, track_gap,
                                                                                          players):
-    plays = _phantom_pair(TrackerSettings(track_gap=track_gap), looks_apart=looks_apart)
+    # (``lone_hand`` off: it would make the tie red's play, no hand from blue's zone being seen)
+    plays = _phantom_pair(TrackerSettings(track_gap=track_gap, lone_hand=None), looks_apart=looks_apart)
     assert sorted(p["player"] for p in plays) == players
     assert len({p["t"] for p in plays}) == 1
 
@@ -1078,7 +1081,8 @@ def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlie
     # together (a tie); landed 0.25 s before (the frames say so), blue's copy was still in its
     # zone at the landing: red's play. With it (the default), a copy seen in its zone less
     # than 0.12 s before the landing was not carried there either way
-    s = Stream(TrackerSettings(still_there=still_there), arrival=lambda c: c.t_seen - landed_earlier)
+    # (``lone_hand`` off: no hand from blue's zone is seen, which would decide it alone)
+    s = Stream(TrackerSettings(still_there=still_there, lone_hand=None), arrival=lambda c: c.t_seen - landed_earlier)
     blue_ah, pile_ah = ("AH", card(100, 300)), ("AH", card(500, 300))
     rest = [[460, 600, 540, 680]]
     s.repeat(3, RED_AH, blue_ah, hands=rest)
@@ -1089,6 +1093,35 @@ def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlie
     s.repeat(25, pile_ah)                                    # blue's gone too
     plays = [e for e in s.events if e["type"] == "play"]
     assert sorted(p["player"] for p in plays) == players
+
+
+def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None) -> list[tuple[str, float]]:
+    """Blue's and red's AH leave their zones 0.1 s apart, each carried by a hand from red's
+    zone and (``from_blue``) one from blue's, to the middle, where an AH lands; neither copy
+    comes back before the hold ends. Returns the ``(player, t)`` of the plays."""
+    s = Stream(settings or TrackerSettings())
+    blue_ah = ("AH", card(100, 300))
+    rest = [[460, 600, 540, 680]]                                        # red's hand in red's zone
+    s.repeat(3, RED_AH, blue_ah, hands=rest)
+    s.look(RED_AH, hands=rest + ([[60, 260, 140, 340]] if from_blue else []))   # blue's lifted
+    s.look(hands=rest + ([[160, 260, 240, 340]] if from_blue else []))          # red's lifted too
+    for k, y in enumerate((470, 380, 300)):
+        red_hand = [460, y - 40, 540, y + 40]
+        blue_hand = [260 + 80 * k, 260, 340 + 80 * k, 340]
+        s.look(hands=[red_hand, blue_hand] if from_blue else [red_hand])  # both carried up
+    s.repeat(25, ("AH", card(500, 300)))
+    return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_contested_pair_is_a_tie_only_when_both_players_hands_came_to_the_pile():
+    # the copies left 0.1 s apart (track_gap: both may have reached for the pile); the hand
+    # that laid the card down came from red's zone. Only red's hand came: red's play alone
+    assert [p for p, _ in _pair_with_hands(from_blue=False)] == ["red"]
+    # a hand from blue's zone came over the card too: a tie, both at the landing
+    both = _pair_with_hands(from_blue=True)
+    assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
+    # without the rule, a tie either way
+    assert sorted(p for p, _ in _pair_with_hands(False, TrackerSettings(lone_hand=None))) == ["blue", "red"]
 
 
 def test_without_a_hand_track_a_contested_pair_is_a_tie_or_the_copy_that_left_last():

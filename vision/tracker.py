@@ -69,7 +69,9 @@ hand boxes. Three state machines run on these looks:
   player played it (the other copy was covered where it lay, moved within its zone, or
   misread), unless the other copy left its zone about as late (``track_gap``: both players
   reached for the pile, a tie). Without such a hand, when one copy was still in its zone at
-  the landing (``still_there``), only the other was played; with ``contest_later``, only the
+  the landing (``still_there``), only the other was played; when that hand came surely from
+  one of the two zones and no hand from the other's came over the card (``lone_hand``: a tie
+  needs both hands at the pile), only that player played it; with ``contest_later``, only the
   copy that left its zone last. Pairs still held when the source ends are settled the same way
   (:meth:`flush`). A copy read weakly that keeps coming back to its zone (``flicker``) is a
   card read on and off, never a collision's loser.
@@ -561,6 +563,20 @@ class TrackerSettings:
             the models: extra plays 35 -> 32 (three false ties: r9269's 4S and TH, r9278's
             2C), points off 28 -> 25, nothing else changed; older rounds: no change. At 0.18
             two true plays were lost.
+        lone_hand: a held contested pair (two copies that left their zones together, not a
+            ``hidden_contest`` one) whose hold passed with neither copy back and no hand
+            track kept (``track_gap`` dropped it) is one play when the sure hand track over the
+            card names one of the two players and no hand from the other's zone came over the
+            card in the looks around the landing (:meth:`RoundTracker._lone_hand`): a tie needs
+            both hands at the pile; the other copy was only covered in its zone. ``(before,
+            after)`` looks: from this many looks before the pile's last settled look to this
+            many after the first look that showed the card; None turns it off. 37 rendered
+            rounds 9324-9360 (2026-12-06, session 59, 1989 plays): with the models 23 pairs
+            expired as ties, 15 of them one play (a copy covered in its zone); with the rule
+            extra plays 31 -> 24, plays all right 1814 -> 1815, rounds exact 16 -> 18 of 37
+            and points off 61 -> 54 (true Nertz counts given), none of the 8 true ties
+            touched; perfect eyes: extra 14 -> 7, all right 1874 -> 1873, exact 24 -> 26,
+            points off 21 -> 18 (two phantom ties became the wrong player's play).
         doubt_hold: a play of confidence under ``doubt_below`` is kept back this many
             seconds before it is reported (at its own time, as a held contested pair is);
             when the pile's card under it shows again meanwhile (the pile's take-back), the
@@ -654,6 +670,7 @@ class TrackerSettings:
     weak_change: float = 0.75
     weak_confirm: int = 5
     still_there: float = 0.12
+    lone_hand: tuple[int, int] | None = (10, 5)
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
     flight_window: float = 1.0
@@ -1333,6 +1350,7 @@ class RoundTracker:
         self._doubtful: list[tuple[float, dict[str, Any]]] = []  # (until, play) held (``doubt_hold``)
         self._took_back: set[tuple[str, str, int]] = set()  # (player, card, pile) of the inferred take-backs
         self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
+        self._contest_how = ""  # set by _contested: the rule that made the pair
         self._flight: deque[tuple[float, str, float, np.ndarray]] = deque()  # (t, card, prob, centre): ``flight_window``
         self.ended_at: float | None = None
         """When the round ended (:meth:`end`), seconds; None while it goes on."""
@@ -1504,7 +1522,7 @@ class RoundTracker:
                                "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
                                "first_confidence": attributed[0][1] * scale,
                                "until": look.t + self.settings.hold, "cand": cand,
-                               "both": both, "track": self._contest_track})
+                               "both": both, "track": self._contest_track, "how": self._contest_how})
             attributed = [] if both else attributed[:1]
         for player, conf, dt in attributed:
             self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
@@ -1700,8 +1718,10 @@ class RoundTracker:
         """The plays of a held contested pair ``h`` whose hold passed with neither copy back:
         both, at the landing (a tie), unless a sure hand track named one of the two players
         (``contest_track``: then only that one; while the first copy is reported at once,
-        only when it names the first) or, with ``contest_later``, only the copy that left its
-        zone last."""
+        only when it names the first), one copy was still in its zone at the landing
+        (``still_there``: only the other), only one of the two players' hands came over the
+        card (``lone_hand``: only that one) or, with ``contest_later``, only the copy that left
+        its zone last."""
         st = self.settings
         track = h["track"][0] if st.contest_track and h["track"] is not None else None
         if not h["both"]:
@@ -1712,9 +1732,35 @@ class RoundTracker:
             late = [name for name in (h["first"], h["player"]) if self._still_there(name, h["card"], h["t"])]
             if len(late) == 1:
                 return [self._held_play(h, h["t"], first=late[0] == h["player"])]
+        lone = self._lone_hand(h) if st.lone_hand is not None and h["how"] == "contested" else None
+        if lone is not None:
+            return [self._held_play(h, h["t"], first=lone == h["first"])]
         if st.contest_later:
             return [self._held_play(h, h["t"])]
         return [self._held_play(h, h["t"], first=True), self._held_play(h, h["t"])]
+
+    def _lone_hand(self, h: dict[str, Any]) -> str | None:
+        """The one player of the held contested pair ``h`` whose hand laid its card down, when
+        the sure hand track over the card (:meth:`_track_of`) names one of the two and no hand
+        from the other's zone came over the card between ``lone_hand[0]`` looks before the
+        pile's last settled look and ``lone_hand[1]`` looks after the first look that showed
+        the card (:meth:`nertz.vision.hands.HandTracker.came_from`); else None (a tie stays
+        possible). See :class:`TrackerSettings` ``lone_hand``."""
+        cand: PlayCandidate = h["cand"]
+        track = self._track_of(cand)
+        if not _sure_track(track) or track[0] not in (h["first"], h["player"]):
+            return None
+        other = h["player"] if track[0] == h["first"] else h["first"]
+        before, after = self.settings.lone_hand
+        frames = [f for f, _ in self._recent_hands]
+        earlier = [f for f in frames if f <= cand.frame_before]
+        later = [f for f in frames if f >= cand.frame_seen]
+        lo = earlier[-1 - before] if len(earlier) > before else (frames[0] if frames else cand.frame_before)
+        hi = later[after] if len(later) > after else (frames[-1] if frames else cand.frame_seen)
+        box = Sighting(cand.label, 1.0, cand.quad).box
+        if self.hand_tracks.came_from(other, box, lo, hi):
+            return None
+        return track[0]
 
     def _still_there(self, name: str, label: str, t: float) -> bool:
         """Whether ``name``'s copy of ``label`` was last seen in its zone less than
@@ -1988,6 +2034,7 @@ class RoundTracker:
         for name in names:
             self.zone_cards.use(name, ev.cand.label)
         self._contest_track = track  # read by _report() for the held pair
+        self._contest_how = how
         return how, [(name, 0.8 * ev.prob, 0.0) for name in names]
 
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
