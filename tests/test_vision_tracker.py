@@ -1676,9 +1676,9 @@ def test_a_contested_copy_credited_first_that_comes_back_landed_second(loser_sec
     plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
     assert [p["player"] for p in plays] == ["blue", "red"]
     assert [e["player"] for e in s.events if e["type"] == "take_back"] == ["red"]
-    gap = TABLE.rules.tie_window + 1 / 30
+    gap = TABLE.rules.tie_window + TrackerSettings().winner_margin
     # blue at the landing, red at its own landing read from the motion; without
-    # loser_second, blue just before the landing and red at it
+    # loser_second, blue just before the landing (just beyond the tie window) and red at it
     assert plays[1]["t"] - plays[0]["t"] == pytest.approx(0.4 if loser_second else gap, abs=1e-3)
 
 
@@ -1692,9 +1692,10 @@ def test_a_contested_copy_credited_first_with_no_second_landing_seen_landed_at_t
     s.repeat(3, ("AH", card(500, 300)), RED_AH)
     plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: e["t"])
     # both landed before the pile was read: the returning copy at the landing, the other
-    # just before it
+    # just before it (just beyond the tie window: ``winner_margin``)
     assert [p["player"] for p in plays] == ["blue", "red"]
-    assert plays[1]["t"] - plays[0]["t"] == pytest.approx(TABLE.rules.tie_window + 1 / 30, abs=1e-3)
+    assert plays[1]["t"] - plays[0]["t"] == pytest.approx(TABLE.rules.tie_window + TrackerSettings().winner_margin,
+                                                          abs=1e-4)
 
 
 @pytest.mark.parametrize("until_back", [True, False])
@@ -1730,11 +1731,14 @@ def test_a_losers_copy_with_no_landing_of_its_own_in_the_motion_landed_at_the_la
     s.repeat(6, ("AH", card(500, 300)))
     s.repeat(3, ("AH", card(500, 300)), ("AH", card(100, 300)))   # blue's copy comes back
     plays = {e["player"]: e["t"] for e in s.events if e["type"] == "play"}
-    gap = TABLE.rules.tie_window + 1 / 30
     # the second hand hid the first copy until its own lay there: the landing the pixels show
-    # is blue's, red's came just before (without the setting: red's, and blue's just after)
-    want = {"red": landing - gap, "blue": landing} if at_landing else {"red": landing, "blue": landing + gap}
-    assert plays == pytest.approx(want, abs=1e-3)
+    # is blue's, red's came just before, just beyond the tie window (without the setting:
+    # red's, and blue's one frame past the tie window after it)
+    if at_landing:
+        want = {"red": landing - TABLE.rules.tie_window - TrackerSettings().winner_margin, "blue": landing}
+    else:
+        want = {"red": landing, "blue": landing + TABLE.rules.tie_window + 1 / 30}
+    assert plays == pytest.approx(want, abs=1e-4)
 
 
 def _two_copies_leave_and_one_lands(settings: TrackerSettings | None = None) -> list:

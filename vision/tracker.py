@@ -323,8 +323,8 @@ class TrackerSettings:
         second_unseen_at_landing: when the held copy of a contested pair (both held) comes
             back and no second landing shows in the motion over the pile after the first
             (:meth:`_second_arrival`), both copies were down by the landing the pixels gave:
-            that time is the returning copy's and the other's is just before it (one frame
-            past the tie window), as with ``loser_second``; False: the other at the landing
+            that time is the returning copy's and the other's is just before it (``winner_margin``
+            past the tie window; one frame before session 59), as with ``loser_second``; False: the other at the landing
             and the returning one just after it. The second hand often covers the first copy
             from its release until its own card lies there, about 2 frames later, so the
             pixels give the second landing. 20 tuning rounds of 2026-12-03 (995 plays), plays
@@ -577,6 +577,15 @@ class TrackerSettings:
             and points off 61 -> 54 (true Nertz counts given), none of the 8 true ties
             touched; perfect eyes: extra 14 -> 7, all right 1874 -> 1873, exact 24 -> 26,
             points off 21 -> 18 (two phantom ties became the wrong player's play).
+        winner_margin: a collision's winner whose own landing the pixels did not give (the
+            loser's copy was credited at the landing they gave and then came back,
+            :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
+            landing read, :meth:`RoundTracker._settle_held`) is reported this many seconds
+            beyond the tie window before that landing: first, as the loser's return shows,
+            and as close to the landing as the referee's tie rule allows (the landing read is
+            mostly the winner's own: the loser's came over it). 37 rendered rounds 9324-9360
+            (session 59), plays all right at one frame (1/30 s, before) / 0.004 s: models
+            1815 / 1823 of 1989, perfect eyes 1873 / 1881, nothing else changed.
         doubt_hold: a play of confidence under ``doubt_below`` is kept back this many
             seconds before it is reported (at its own time, as a held contested pair is);
             when the pile's card under it shows again meanwhile (the pile's take-back), the
@@ -671,6 +680,7 @@ class TrackerSettings:
     weak_confirm: int = 5
     still_there: float = 0.12
     lone_hand: tuple[int, int] | None = (10, 5)
+    winner_margin: float = 0.004
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
     flight_window: float = 1.0
@@ -1787,7 +1797,7 @@ class RoundTracker:
         name, label = ret[0], ret[1]
         if ret.hidden:
             return False
-        gap = self.table.rules.tie_window + 1 / 30
+        gap = self.table.rules.tie_window + self.settings.winner_margin
         for h in self._held:
             if h["card"] != label or name not in (h["player"], h["first"]):
                 continue
@@ -1950,7 +1960,7 @@ class RoundTracker:
                     if others:
                         self.zone_cards.use(guess[0], label)
                     owners.append(guess[0])
-                    out.append({"t": round(own["t"] - self.table.rules.tie_window - 1 / 30, 4), "type": "play",
+                    out.append({"t": round(own["t"] - self.table.rules.tie_window - st.winner_margin, 4), "type": "play",
                                 "player": guess[0], "card": label, "pile": ev["pile"],
                                 "confidence": round(min(guess[1], 0.7) * own["confidence"], 3)})
                 break
