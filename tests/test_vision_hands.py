@@ -44,6 +44,18 @@ def test_a_jump_beyond_max_jump_starts_a_new_track_without_a_zone():
     b = ht.update(3, 0.1, np.array([hand(700, 300)], np.float32))
     assert a[0] != b[0]
     assert ht.owner_of(np.array(hand(700, 300, 40), np.float32), 3, 3) is None
+    # the new track has been in no zone: a hand of unknown origin over the box
+    assert ht.origins(np.array(hand(700, 300, 40), np.float32), 3, 3) == {None}
+    assert ht.origins(np.array(hand(700, 300, 40), np.float32), 0, 0) == set()
+
+
+def test_origins_names_the_zone_each_hand_over_a_box_came_from():
+    ht = HandTracker(ZONES, SHARED)
+    for i, (x, y) in enumerate([(500, 650), (520, 560), (560, 420), (600, 330)]):
+        ht.update(3 * i, 0.1 * i, np.array([hand(x, y), hand(100, 300)], np.float32))
+    box = np.array(hand(600, 330, 40), np.float32)
+    assert ht.origins(box, 0, 9) == {"red"}             # blue's hand never went over it
+    assert ht.origins(box, 0, 3) == set()
 
 
 def test_a_copy_that_left_its_zone_long_before_loses_to_the_hand_that_laid_the_card():

@@ -1095,10 +1095,12 @@ def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlie
     assert sorted(p["player"] for p in plays) == players
 
 
-def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None) -> list[tuple[str, float]]:
+def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None,
+                     unknown: bool = False) -> list[tuple[str, float]]:
     """Blue's and red's AH leave their zones 0.1 s apart, each carried by a hand from red's
     zone and (``from_blue``) one from blue's, to the middle, where an AH lands; neither copy
-    comes back before the hold ends. Returns the ``(player, t)`` of the plays."""
+    comes back before the hold ends. With ``unknown``, a second hand, never seen in a zone,
+    comes over the pile with red's. Returns the ``(player, t)`` of the plays."""
     s = Stream(settings or TrackerSettings())
     blue_ah = ("AH", card(100, 300))
     rest = [[460, 600, 540, 680]]                                        # red's hand in red's zone
@@ -1109,6 +1111,9 @@ def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None) -
         red_hand = [460, y - 40, 540, y + 40]
         blue_hand = [260 + 80 * k, 260, 340 + 80 * k, 340]
         s.look(hands=[red_hand, blue_hand] if from_blue else [red_hand])  # both carried up
+    if unknown:  # a hand first seen over the shared area (in no zone) comes over the pile
+        for x in (800, 670, 530):
+            s.look(hands=[[460, 260, 540, 340], [x - 40, 250, x + 40, 330]])
     s.repeat(25, ("AH", card(500, 300)))
     return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
 
@@ -1122,6 +1127,12 @@ def test_a_contested_pair_is_a_tie_only_when_both_players_hands_came_to_the_pile
     assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
     # without the rule, a tie either way
     assert sorted(p for p, _ in _pair_with_hands(False, TrackerSettings(lone_hand=None))) == ["blue", "red"]
+
+
+def test_a_hand_of_unknown_origin_over_the_card_keeps_a_contested_pair_a_tie():
+    # a hand the linking never saw in a zone may be blue's, lost on its way (``lone_unknown``)
+    assert sorted(p for p, _ in _pair_with_hands(False, unknown=True)) == ["blue", "red"]
+    assert [p for p, _ in _pair_with_hands(False, TrackerSettings(lone_unknown=False), unknown=True)] == ["red"]
 
 
 def test_without_a_hand_track_a_contested_pair_is_a_tie_or_the_copy_that_left_last():

@@ -142,22 +142,31 @@ class HandTracker:
             return c1
         return c1 + (c1 - _centre(b0)) / (t1 - t0) * (t - t1)
 
-    def _overlaps(self, box: np.ndarray, frame_from: int, frame_to: int) -> Iterator[tuple[int, int, str]]:
+    def _overlaps(self, box: np.ndarray, frame_from: int, frame_to: int,
+                  unknown: bool = False) -> Iterator[tuple[int, int, str | None]]:
         """``(track id, frame, zone)`` for each look between ``frame_from`` and ``frame_to``
         (inclusive) in which a track's box overlapped ``box`` (``(4,)`` xyxy pixels) after the
-        track had been in a zone, ``zone`` being the last it was in before that look; in
-        track order, then frame order."""
+        track had been in a zone, ``zone`` being the last it was in before that look (with
+        ``unknown``, also before it had been in any: ``zone`` None); in track order, then
+        frame order."""
         box = np.asarray(box, np.float32)
         for tr in [*self.tracks, *self._ended]:
             zone_before: str | None = None
             for frame, _, b, zone in tr.history:
                 if frame > frame_to:
                     break
-                if (frame >= frame_from and zone_before is not None
+                if (frame >= frame_from and (unknown or zone_before is not None)
                         and b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]):
                     yield tr.id, frame, zone_before
                 if zone is not None:
                     zone_before = zone
+
+    def origins(self, box: np.ndarray, frame_from: int, frame_to: int) -> set[str | None]:
+        """The zones the hands over ``box`` (``(4,)`` xyxy pixels) in the looks between
+        ``frame_from`` and ``frame_to`` (inclusive) came from: for each track whose box
+        overlapped it, the zone it was last in before that look, or None for a track that had
+        been in no zone yet (a hand the linking lost on its way and found again)."""
+        return {zone for _, _, zone in self._overlaps(box, frame_from, frame_to, unknown=True)}
 
     def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:
         """Whether a hand from ``zone`` (a track last in that zone before) was over ``box``

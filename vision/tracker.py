@@ -577,6 +577,12 @@ class TrackerSettings:
             and points off 61 -> 54 (true Nertz counts given), none of the 8 true ties
             touched; perfect eyes: extra 14 -> 7, all right 1874 -> 1873, exact 24 -> 26,
             points off 21 -> 18 (two phantom ties became the wrong player's play).
+        lone_unknown: with ``lone_hand``, a hand of unknown origin over the card (a track that
+            had been in no zone: the linking lost a hand on its way and found it again) may be
+            the other player's, so the pair stays a tie. r9365's 2D (rendered after
+            ``lone_hand`` was chosen): a true tie, blue's hand lost between blue's zone and
+            the pile, made green's play alone without this; on the 37 rounds above nothing
+            changed.
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -681,6 +687,7 @@ class TrackerSettings:
     still_there: float = 0.12
     lone_hand: tuple[int, int] | None = (10, 5)
     winner_margin: float = 0.004
+    lone_unknown: bool = True
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
     flight_window: float = 1.0
@@ -1752,10 +1759,11 @@ class RoundTracker:
     def _lone_hand(self, h: dict[str, Any]) -> str | None:
         """The one player of the held contested pair ``h`` whose hand laid its card down, when
         the sure hand track over the card (:meth:`_track_of`) names one of the two and no hand
-        from the other's zone came over the card between ``lone_hand[0]`` looks before the
-        pile's last settled look and ``lone_hand[1]`` looks after the first look that showed
-        the card (:meth:`nertz.vision.hands.HandTracker.came_from`); else None (a tie stays
-        possible). See :class:`TrackerSettings` ``lone_hand``."""
+        from the other's zone (nor, with ``lone_unknown``, of unknown origin) came over the
+        card between ``lone_hand[0]`` looks before the pile's last settled look and
+        ``lone_hand[1]`` looks after the first look that showed the card
+        (:meth:`nertz.vision.hands.HandTracker.origins`); else None (a tie stays possible).
+        See :class:`TrackerSettings` ``lone_hand``."""
         cand: PlayCandidate = h["cand"]
         track = self._track_of(cand)
         if not _sure_track(track) or track[0] not in (h["first"], h["player"]):
@@ -1768,8 +1776,8 @@ class RoundTracker:
         lo = earlier[-1 - before] if len(earlier) > before else (frames[0] if frames else cand.frame_before)
         hi = later[after] if len(later) > after else (frames[-1] if frames else cand.frame_seen)
         box = Sighting(cand.label, 1.0, cand.quad).box
-        if self.hand_tracks.came_from(other, box, lo, hi):
-            return None
+        if self.hand_tracks.origins(box, lo, hi) & ({other, None} if self.settings.lone_unknown else {other}):
+            return None  # a hand from the other's zone, or of unknown origin, came over the card
         return track[0]
 
     def _still_there(self, name: str, label: str, t: float) -> bool:
