@@ -56,6 +56,10 @@ def test_origins_names_the_zone_each_hand_over_a_box_came_from():
     box = np.array(hand(600, 330, 40), np.float32)
     assert ht.origins(box, 0, 9) == {"red"}             # blue's hand never went over it
     assert ht.origins(box, 0, 3) == set()
+    # blue's hand lay in blue's zone in every look; red's left red's zone after the first look
+    assert ht.stayed_in("blue", 0, 9) and ht.stayed_in("red", 0, 0)
+    assert not ht.stayed_in("red", 0, 9)
+    assert not ht.stayed_in("blue", 100, 200)           # no look in the range
 
 
 def test_a_copy_that_left_its_zone_long_before_loses_to_the_hand_that_laid_the_card():

@@ -997,9 +997,12 @@ def _contested_pair_with_a_hand_from_blue(settings: TrackerSettings) -> list:
 def test_a_held_copy_is_no_play_when_the_hand_came_from_the_zone_reported_first():
     plays = _contested_pair_with_a_hand_from_blue(TrackerSettings(track_gap=0.0))
     assert [p for p, _ in plays] == ["blue"]            # red's copy moved elsewhere: no play
-    # red's copy left after blue's: with track_gap both may have reached for the pile, but no
-    # hand from red's zone came over the card: one play, blue's (``lone_hand``)
-    assert [p for p, _ in _contested_pair_with_a_hand_from_blue(TrackerSettings())] == ["blue"]
+    # red's copy left after blue's: with track_gap both may have reached for the pile, and
+    # red's hand was not seen at home meanwhile (``lone_home``): a tie
+    both = _contested_pair_with_a_hand_from_blue(TrackerSettings())
+    assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
+    # without that test, no hand from red's zone came over the card: one play, blue's (``lone_hand``)
+    assert [p for p, _ in _contested_pair_with_a_hand_from_blue(TrackerSettings(lone_home=False))] == ["blue"]
     both = _contested_pair_with_a_hand_from_blue(TrackerSettings(lone_hand=None))   # a tie
     assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
     tie = _contested_pair_with_a_hand_from_blue(TrackerSettings(contest_track=False, lone_hand=None))
@@ -1098,23 +1101,25 @@ def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlie
 def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None,
                      unknown: bool = False) -> list[tuple[str, float]]:
     """Blue's and red's AH leave their zones 0.1 s apart, each carried by a hand from red's
-    zone and (``from_blue``) one from blue's, to the middle, where an AH lands; neither copy
+    zone and (``from_blue``) one from blue's, to the middle, where an AH lands; else blue's
+    copy is gone (an arm over it) while blue's hand rests in blue's zone in every look. Neither copy
     comes back before the hold ends. With ``unknown``, a second hand, never seen in a zone,
     comes over the pile with red's. Returns the ``(player, t)`` of the plays."""
     s = Stream(settings or TrackerSettings())
     blue_ah = ("AH", card(100, 300))
+    home = [[160, 460, 240, 540]] if not from_blue else []               # blue's hand in blue's zone
     rest = [[460, 600, 540, 680]]                                        # red's hand in red's zone
-    s.repeat(3, RED_AH, blue_ah, hands=rest)
-    s.look(RED_AH, hands=rest + ([[60, 260, 140, 340]] if from_blue else []))   # blue's lifted
-    s.look(hands=rest + ([[160, 260, 240, 340]] if from_blue else []))          # red's lifted too
+    s.repeat(3, RED_AH, blue_ah, hands=rest + home)
+    s.look(RED_AH, hands=rest + ([[60, 260, 140, 340]] if from_blue else home))   # blue's gone
+    s.look(hands=rest + ([[160, 260, 240, 340]] if from_blue else home))  # red's lifted too
     for k, y in enumerate((470, 380, 300)):
         red_hand = [460, y - 40, 540, y + 40]
         blue_hand = [260 + 80 * k, 260, 340 + 80 * k, 340]
-        s.look(hands=[red_hand, blue_hand] if from_blue else [red_hand])  # both carried up
+        s.look(hands=[red_hand, blue_hand] if from_blue else [red_hand] + home)  # carried up
     if unknown:  # a hand first seen over the shared area (in no zone) comes over the pile
         for x in (800, 670, 530):
-            s.look(hands=[[460, 260, 540, 340], [x - 40, 250, x + 40, 330]])
-    s.repeat(25, ("AH", card(500, 300)))
+            s.look(hands=[[460, 260, 540, 340], [x - 40, 250, x + 40, 330]] + home)
+    s.repeat(25, ("AH", card(500, 300)), hands=home)
     return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
 
 
@@ -1127,6 +1132,21 @@ def test_a_contested_pair_is_a_tie_only_when_both_players_hands_came_to_the_pile
     assert sorted(p for p, _ in both) == ["blue", "red"] and both[0][1] == both[1][1]
     # without the rule, a tie either way
     assert sorted(p for p, _ in _pair_with_hands(False, TrackerSettings(lone_hand=None))) == ["blue", "red"]
+
+
+def test_a_contested_pair_is_one_play_only_when_the_others_hand_was_seen_at_home_throughout():
+    # blue's hand missed by the detector for one look around the landing (``lone_home``): it
+    # may have been on its way to the pile, so a tie
+    s = Stream()
+    blue_ah, home, rest = ("AH", card(100, 300)), [[160, 460, 240, 540]], [[460, 600, 540, 680]]
+    s.repeat(3, RED_AH, blue_ah, hands=rest + home)
+    s.look(RED_AH, hands=rest + home)
+    s.look(hands=rest + home)
+    for y in (470, 380, 300):
+        s.look(hands=[[460, y - 40, 540, y + 40]] + (home if y != 380 else []))   # one look missed
+    s.repeat(25, ("AH", card(500, 300)), hands=home)
+    plays = sorted(e["player"] for e in s.events if e["type"] == "play")
+    assert plays == ["blue", "red"]
 
 
 def test_a_hand_of_unknown_origin_over_the_card_keeps_a_contested_pair_a_tie():

@@ -29,6 +29,7 @@ were named right, look by look, by how much of each card shows (:func:`reading_a
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import pickle
@@ -372,6 +373,25 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     return out
 
 
+def _setting(text: str, kind: type) -> Any:
+    """A ``--set`` value: ``None`` (or ``null``) for any field, else read as the field's
+    default is (a bool from ``1``/``true``/``yes``; a tuple as a Python literal, e.g.
+    ``10,5``). Raises ValueError when it cannot be read so."""
+    if text.strip().lower() in ("none", "null"):
+        return None
+    if kind is bool:
+        return text.lower() in ("1", "true", "yes")
+    if kind is tuple:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError) as exc:
+            raise ValueError(f"{text!r} is not a tuple such as 10,5") from exc
+        if not isinstance(value, tuple):
+            raise ValueError(f"{text!r} is not a tuple such as 10,5")
+        return value
+    return kind(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line of the module docstring; returns the exit status."""
     import argparse
@@ -394,8 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         bad = sorted(set(kv) - set(fields))
         if bad:
             raise ValueError(f"unknown settings {bad}; known: {sorted(fields)}")
-        settings = TrackerSettings(**{k: (v.lower() in ("1", "true", "yes")) if fields[k] is bool else fields[k](v)
-                                      for k, v in kv.items()})
+        settings = TrackerSettings(**{k: _setting(v, fields[k]) for k, v in kv.items()})
     except ValueError as exc:
         print(f"error: --set: {exc}", file=sys.stderr)
         return 2

@@ -583,6 +583,13 @@ class TrackerSettings:
             ``lone_hand`` was chosen): a true tie, blue's hand lost between blue's zone and
             the pile, made green's play alone without this; on the 37 rounds above nothing
             changed.
+        lone_home: with ``lone_hand``, the other player's hand must also have been seen in
+            their zone in every look of that window (:meth:`nertz.vision.hands.HandTracker.stayed_in`:
+            busy at their own layout, where their copy vanished under it); a hand missed by
+            the detector for a look, or linked to another track, may have been on its way to
+            the pile. The bundled sample round's blue 4C at 15.35 s (a true tie; blue's hand,
+            missed by its own track for the look over the pile, was linked to red's) was made
+            red's play alone without this (the sample's score off by one).
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -688,6 +695,7 @@ class TrackerSettings:
     lone_hand: tuple[int, int] | None = (10, 5)
     winner_margin: float = 0.004
     lone_unknown: bool = True
+    lone_home: bool = True
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
     flight_window: float = 1.0
@@ -1762,7 +1770,9 @@ class RoundTracker:
         from the other's zone (nor, with ``lone_unknown``, of unknown origin) came over the
         card between ``lone_hand[0]`` looks before the pile's last settled look and
         ``lone_hand[1]`` looks after the first look that showed the card
-        (:meth:`nertz.vision.hands.HandTracker.origins`); else None (a tie stays possible).
+        (:meth:`nertz.vision.hands.HandTracker.origins`), and (``lone_home``) the other's
+        hand was seen in their zone in every look of that window; else None (a tie stays
+        possible).
         See :class:`TrackerSettings` ``lone_hand``."""
         cand: PlayCandidate = h["cand"]
         track = self._track_of(cand)
@@ -1778,6 +1788,8 @@ class RoundTracker:
         box = Sighting(cand.label, 1.0, cand.quad).box
         if self.hand_tracks.origins(box, lo, hi) & ({other, None} if self.settings.lone_unknown else {other}):
             return None  # a hand from the other's zone, or of unknown origin, came over the card
+        if self.settings.lone_home and not self.hand_tracks.stayed_in(other, lo, hi):
+            return None  # the other's hand was not seen at home throughout: it may have come
         return track[0]
 
     def _still_there(self, name: str, label: str, t: float) -> bool:
