@@ -533,6 +533,20 @@ def test_compare_counts_the_points_a_rounds_scores_are_off():
     assert (r["nertz_left_counts"], r["nertz_left_exact"], r["nertz_left_within_one"]) == (1, 0, 1)
 
 
+def test_referee_eval_set_reads_each_setting_as_its_default_is_read(capsys):
+    from nertz.vision.referee_eval import _setting, main
+
+    assert _setting("None", tuple) is None and _setting("null", float) is None
+    assert _setting("10,5", tuple) == (10, 5) and _setting("(3, 1)", tuple) == (3, 1)
+    assert _setting("true", bool) is True and _setting("0", bool) is False
+    assert _setting("0.004", float) == 0.004
+    with pytest.raises(ValueError, match="tuple"):
+        _setting("ten", tuple)
+    # a bad value is a clear error, not a traceback
+    assert main(["no-such-round", "--set", "lone_hand=ten"]) == 2
+    assert "--set" in capsys.readouterr().err
+
+
 def test_compare_gives_each_matched_plays_time_error_in_frames():
     from nertz.vision.referee_eval import _format_timing
 
