@@ -70,8 +70,9 @@ hand boxes. Three state machines run on these looks:
   misread), unless the other copy left its zone about as late (``track_gap``: both players
   reached for the pile, a tie). Without such a hand, when one copy was still in its zone at
   the landing (``still_there``), only the other was played; when that hand came surely from
-  one of the two zones and no hand from the other's came over the card (``lone_hand``: a tie
-  needs both hands at the pile), only that player played it; with ``contest_later``, only the
+  one of the two zones, no hand from the other's (nor one of unknown origin) came over the
+  card and the other's hand stayed at their layout (``lone_hand``: a tie needs both hands at
+  the pile), only that player played it; with ``contest_later``, only the
   copy that left its zone last. Pairs still held when the source ends are settled the same way
   (:meth:`flush`). A copy read weakly that keeps coming back to its zone (``flicker``) is a
   card read on and off, never a collision's loser.
@@ -323,9 +324,10 @@ class TrackerSettings:
         second_unseen_at_landing: when the held copy of a contested pair (both held) comes
             back and no second landing shows in the motion over the pile after the first
             (:meth:`_second_arrival`), both copies were down by the landing the pixels gave:
-            that time is the returning copy's and the other's is just before it (``winner_margin``
-            past the tie window; one frame before session 59), as with ``loser_second``; False: the other at the landing
-            and the returning one just after it. The second hand often covers the first copy
+            that time is the returning copy's and the other's is just before it
+            (``winner_margin`` past the tie window; one frame before session 59), as with
+            ``loser_second``; False: the other at the landing and the returning one just after
+            it. The second hand often covers the first copy
             from its release until its own card lies there, about 2 frames later, so the
             pixels give the second landing. 20 tuning rounds of 2026-12-03 (995 plays), plays
             all right: models 903 -> 914 (11 plays of 6 collisions were 2 to 4 frames late),
@@ -589,7 +591,10 @@ class TrackerSettings:
             the detector for a look, or linked to another track, may have been on its way to
             the pile. The bundled sample round's blue 4C at 15.35 s (a true tie; blue's hand,
             missed by its own track for the look over the pile, was linked to red's) was made
-            red's play alone without this (the sample's score off by one).
+            red's play alone without this (the sample's score off by one). On the 37 rounds
+            above, the three together against none: models extra plays 31 -> 25, all right
+            1814 -> 1815, points off 61 -> 55 (this one kept r9356's phantom 6D tie); perfect
+            eyes extra 14 -> 11, points off 21 -> 18.
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -693,9 +698,9 @@ class TrackerSettings:
     weak_confirm: int = 5
     still_there: float = 0.12
     lone_hand: tuple[int, int] | None = (10, 5)
-    winner_margin: float = 0.004
     lone_unknown: bool = True
     lone_home: bool = True
+    winner_margin: float = 0.004
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
     flight_window: float = 1.0
@@ -1772,8 +1777,7 @@ class RoundTracker:
         ``lone_hand[1]`` looks after the first look that showed the card
         (:meth:`nertz.vision.hands.HandTracker.origins`), and (``lone_home``) the other's
         hand was seen in their zone in every look of that window; else None (a tie stays
-        possible).
-        See :class:`TrackerSettings` ``lone_hand``."""
+        possible). See :class:`TrackerSettings` ``lone_hand``."""
         cand: PlayCandidate = h["cand"]
         track = self._track_of(cand)
         if not _sure_track(track) or track[0] not in (h["first"], h["player"]):
@@ -1980,7 +1984,8 @@ class RoundTracker:
                     if others:
                         self.zone_cards.use(guess[0], label)
                     owners.append(guess[0])
-                    out.append({"t": round(own["t"] - self.table.rules.tie_window - st.winner_margin, 4), "type": "play",
+                    t_first = own["t"] - self.table.rules.tie_window - st.winner_margin
+                    out.append({"t": round(t_first, 4), "type": "play",
                                 "player": guess[0], "card": label, "pile": ev["pile"],
                                 "confidence": round(min(guess[1], 0.7) * own["confidence"], 3)})
                 break
