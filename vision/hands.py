@@ -60,6 +60,7 @@ class HandTracker:
 
     Attributes:
         tracks: the live tracks.
+        looks: ``(frame, (M, 4) float32 xyxy boxes)`` of the latest 64 looks, oldest first.
     """
 
     def __init__(self, zones: dict[str, np.ndarray], shared: np.ndarray,
@@ -70,7 +71,7 @@ class HandTracker:
         self.max_missing = max_missing
         self.tracks: list[_Track] = []
         self._ended: deque[_Track] = deque(maxlen=32)  # for the cards laid down just before
-        self._looks: deque[tuple[int, np.ndarray]] = deque(maxlen=64)  # (frame, (M, 4) boxes) of the latest looks
+        self.looks: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._next = 1
 
     def _where(self, centre: np.ndarray) -> str | None:
@@ -94,7 +95,7 @@ class HandTracker:
             ``(M,)`` int track ids, one per box.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-        self._looks.append((frame, boxes))
+        self.looks.append((frame, boxes))
         self._ended.extend(tr for tr in self.tracks if t - tr.last_t > self.max_missing)
         self.tracks = [tr for tr in self.tracks if t - tr.last_t <= self.max_missing]
         centres = (boxes[:, :2] + boxes[:, 2:]) / 2
@@ -174,7 +175,7 @@ class HandTracker:
         """Whether in every look between ``frame_from`` and ``frame_to`` (inclusive) a hand
         box lay in ``zone`` (its centre nearest that zone, outside the shared area): that
         player's hand stayed at their layout throughout. False when no look falls in the range."""
-        looks = [boxes for frame, boxes in self._looks if frame_from <= frame <= frame_to]
+        looks = [boxes for frame, boxes in self.looks if frame_from <= frame <= frame_to]
         return bool(looks) and all(any(self._where(_centre(b)) == zone for b in boxes) for boxes in looks)
 
     def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:

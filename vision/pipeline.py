@@ -94,9 +94,9 @@ class RefereePipeline:
             the frames of the 6 s that start :data:`SPREAD_AFTER_S` after the first call, one
             every 0.6 s, which show the players' spreads
             (:func:`~nertz.vision.spread_count.count_spreads`, :attr:`spread_counts`). The
-            pile's count is scored where there is one (:attr:`video_counts`: those scored) (74 counts of rendered rounds 9324-9344:
-            exact 73 against the spread's 50), the spread's elsewhere; where both are and
-            differ, a ``review`` line says so. The spread count holds up to 13 full frames
+            pile's count is scored where there is one (74 counts of rendered rounds 9324-9344:
+            exact 73 against the spread's 50), the spread's elsewhere (the scored ones:
+            :attr:`video_counts`); where both are and differ, a ``review`` line says so. The spread count holds up to 13 full frames
             (about 36 MB at 1280 x 720) and audits each once, at the end (roughly 15-25 s on 2
             cores).
 

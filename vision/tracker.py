@@ -1374,7 +1374,6 @@ class RoundTracker:
         self.covered_landing = covered_landing
         self.covering_landing = covering_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
-        self._recent_hands: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
         self._doubtful: list[tuple[float, dict[str, Any]]] = []  # (until, play) held (``doubt_hold``)
@@ -1451,7 +1450,6 @@ class RoundTracker:
                 self._flight.append((look.t, s.label, s.prob, s.pose[0]))  # a card on its way
         while self._flight and self._flight[0][0] < look.t - self.settings.flight_window - 1.0:
             self._flight.popleft()
-        self._recent_hands.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4)))
         self.hand_tracks.update(look.frame, look.t, look.hands)
         returned = self.zone_cards.update(look, by_zone)
         events: list[dict[str, Any]] = []
@@ -1784,7 +1782,7 @@ class RoundTracker:
             return None
         other = h["player"] if track[0] == h["first"] else h["first"]
         before, after = self.settings.lone_hand
-        frames = [f for f, _ in self._recent_hands]
+        frames = [f for f, _ in self.hand_tracks.looks]
         earlier = [f for f in frames if f <= cand.frame_before]
         later = [f for f in frames if f >= cand.frame_seen]
         lo = earlier[-1 - before] if len(earlier) > before else (frames[0] if frames else cand.frame_before)
@@ -2241,7 +2239,7 @@ class RoundTracker:
         box = Sighting(cand.label, 1.0, cand.quad).box
         skip = {exclude} if isinstance(exclude, str) else (exclude or set())
         votes: dict[str, int] = {}
-        for frame, hands in self._recent_hands:
+        for frame, hands in self.hand_tracks.looks:
             if not cand.frame_before <= frame <= cand.frame_seen:
                 continue
             for h in hands:
