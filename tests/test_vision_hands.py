@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from nertz.vision.hands import HandTracker
+from nertz.vision.boxes import polygons_overlap
+from nertz.vision.hands import HandTracker, forearm
 from nertz.vision.tracker import Look, RoundTracker, Sighting
 
 from test_vision_tracker import TABLE, card
+from test_vision_tracker import hand_box as hand
 
 ZONES = TABLE.zones
 SHARED = TABLE.shared_area
-
-
-def hand(x: float, y: float, s: float = 60) -> list[float]:
-    """A hand box of side ``s`` centred on (x, y), pixels."""
-    return [x - s / 2, y - s / 2, x + s / 2, y + s / 2]
 
 
 def test_tracks_follow_fast_hands_and_remember_the_zone_they_came_from():
@@ -106,3 +104,40 @@ def test_a_hand_crossing_the_table_keeps_its_track_when_another_is_missed():
             blue_id = int(ids[0])
     assert int(ids[0]) == blue_id
     assert ht.owner_of(np.array(hand(600, 340, 50), np.float32), 9, 9) == ("blue", 0.8)
+
+
+def test_a_hand_that_stops_at_a_pile_keeps_its_track_when_another_hand_arrives_beside_it():
+    # blue's hand comes to a pile in the middle and stops there to let go (its last two looks
+    # moved it 120 px a look); red's hand comes up fast from red's zone and, in the look where
+    # blue's has stopped, lies where blue's velocity said blue's would be. Linked to the
+    # predicted places alone, the two boxes swapped tracks; the distance to the stretch between
+    # a track's last place and its predicted one (it may stop) keeps each with its own
+    ht = HandTracker(ZONES, SHARED)
+    blue = [(200, 340), (320, 340), (440, 340), (450, 340)]
+    red = [(700, 650), (660, 560), (600, 460), (560, 350)]
+    for i, (b, r) in enumerate(zip(blue, red)):
+        ids = ht.update(3 * i, 0.1 * i, np.array([hand(*b), hand(*r)], np.float32))
+        if i == 0:
+            first = [int(x) for x in ids]
+    assert [int(x) for x in ids] == first
+    assert ht.owner_of(np.array(hand(450, 340, 40), np.float32), 9, 9) == ("blue", 0.8)
+
+
+def test_each_hand_gets_a_forearm_towards_the_zone_its_track_came_from():
+    ht = HandTracker(ZONES, SHARED)
+    for i, (x, y) in enumerate([(600, 650), (600, 500), (600, 350)]):
+        ht.update(3 * i, 0.1 * i, np.array([hand(x, y)], np.float32))
+    (arm,) = ht.arms
+    # from the hand's centre to the centre of red's zone (600, 610), 0.8 x 60 px wide
+    np.testing.assert_allclose(arm, [[624, 350], [624, 610], [576, 610], [576, 350]], atol=1e-3)
+    assert polygons_overlap(np.array([590, 440, 610, 480], np.float32), ht.arms) == 1.0
+    assert polygons_overlap(np.array([700, 440, 720, 480], np.float32), ht.arms) == 0.0
+    assert HandTracker(ZONES, SHARED, arm_width=None).arms.shape == (0, 4, 2)
+
+
+def test_forearm_and_polygon_cover():
+    arm = forearm(np.array([90, 90, 110, 130], np.float32), np.array([100, 300], np.float32), width=1.0)
+    np.testing.assert_allclose(arm, [[110, 110], [110, 300], [90, 300], [90, 110]])
+    assert polygons_overlap(np.array([100, 200, 120, 220], np.float32), [arm]) == pytest.approx(0.5)
+    assert polygons_overlap(np.array([100, 200, 120, 220], np.float32), np.zeros((0, 4, 2))) == 0.0
+    assert polygons_overlap(np.array([100, 200, 100, 220], np.float32), [arm]) == 0.0   # no area

@@ -169,7 +169,7 @@ class ArrivalTimer:
                  cover_gap: int = 1) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
-        self.hands: deque[tuple[int, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
+        self.hands: deque[tuple[int, np.ndarray, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.free = free
         self.on = on
         self.gap = gap
@@ -187,24 +187,30 @@ class ArrivalTimer:
         small = cv2.resize(frame, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
         self.frames.append((index, t, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.int16)))
 
-    def push_hands(self, index: int, boxes: np.ndarray) -> None:
+    def push_hands(self, index: int, boxes: np.ndarray, arms: np.ndarray | None = None) -> None:
         """Keep the hand boxes seen in the look at frame ``index`` (``(M, 4)`` xyxy frame
-        pixels); give them before the look's arrivals are asked for."""
-        self.hands.append((index, np.asarray(boxes, np.float32).reshape(-1, 4)))
+        pixels) and their forearms (``(K, 4, 2)`` convex polygons, pixels:
+        :func:`nertz.vision.hands.forearm`); give them before the look's arrivals are asked
+        for."""
+        self.hands.append((index, np.asarray(boxes, np.float32).reshape(-1, 4),
+                           np.zeros((0, 4, 2), np.float32) if arms is None else np.asarray(arms, np.float32)))
 
     def _under_hands(self, index: int) -> np.ndarray | None:
-        """``(h, w)`` bool: the buffered frames' pixels inside the hand boxes of the looks
-        just before and just after frame ``index`` (a hand moves between looks); None when
-        neither look saw a hand."""
+        """``(h, w)`` bool: the buffered frames' pixels inside the hand boxes and forearms of
+        the looks just before and just after frame ``index`` (a hand moves between looks); None
+        when neither look saw a hand."""
         before = max((h for h in self.hands if h[0] <= index), key=lambda h: h[0], default=None)
         after = min((h for h in self.hands if h[0] >= index), key=lambda h: h[0], default=None)
         boxes = [h[1] for h in (before, after) if h is not None and len(h[1])]
         if not boxes:
             return None
-        under = np.zeros(self.frames[-1][2].shape, bool)
+        under = np.zeros(self.frames[-1][2].shape, np.uint8)
         for x0, y0, x1, y1 in np.round(np.concatenate(boxes) * self.scale).astype(int):
-            under[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = True
-        return under
+            under[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)] = 1
+        for h in (before, after):
+            for arm in (h[2] if h is not None else ()):
+                cv2.fillConvexPoly(under, np.round(arm * self.scale).astype(np.int32), 1)
+        return under > 0
 
     def _mask(self, quad: np.ndarray, eroded: bool = True) -> np.ndarray:
         """``(h, w)`` bool: the buffered frames' pixels inside ``quad`` (``(4, 2)`` frame

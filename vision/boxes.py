@@ -8,9 +8,10 @@ zone card hidden) and the referee's evaluation all ask the same question through
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-__all__ = ["box_coverage", "boxes_overlap", "under_hand"]
+__all__ = ["box_coverage", "boxes_overlap", "polygons_overlap", "under_hand"]
 
 
 def box_coverage(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -44,3 +45,22 @@ def under_hand(boxes: np.ndarray, hands: np.ndarray) -> np.ndarray:
     positive intersection area): ``(N,) bool``, all False when there are no hands."""
     cover = box_coverage(boxes, hands)
     return (cover > 0).any(axis=1) if cover.shape[1] else np.zeros(len(cover), bool)
+
+
+def polygons_overlap(box: np.ndarray, polygons: np.ndarray) -> float:
+    """The largest share of ``box`` ``(4,)`` xyxy pixels covered by any of ``polygons``
+    ``(M, K, 2)`` convex polygons in pixels (forearms: :func:`nertz.vision.hands.forearm`);
+    0.0 when there are none or the box has no area."""
+    b = np.asarray(box, np.float32).reshape(4)
+    area = float((b[2] - b[0]) * (b[3] - b[1]))
+    if area <= 0:
+        return 0.0
+    rect = np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float32)
+    best = 0.0
+    for poly in polygons:
+        poly = np.asarray(poly, np.float32).reshape(-1, 2)
+        if len(poly) < 3 or cv2.contourArea(poly) <= 0:
+            continue
+        inter, _ = cv2.intersectConvexConvex(rect, poly)
+        best = max(best, float(inter) / area)
+    return min(best, 1.0)

@@ -126,7 +126,8 @@ class RefereePipeline:
         self.tracker = RoundTracker(table, settings, arrival=self.arrival, changed=self.arrival.changed,
                                     second_landing=self.arrival.second_landing,
                                     covered_landing=self.arrival.covered_landing,
-                                    covering_landing=self.arrival.covering_landing)
+                                    covering_landing=self.arrival.covering_landing,
+                                    hands_seen=self.arrival.push_hands)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])
         for name, _ in self.calls:
@@ -208,7 +209,6 @@ class RefereePipeline:
         self.stats.look_ms.append((time.perf_counter() - t0) * 1000)
         self.stats.looks += 1
         self.last_look = look
-        self.arrival.push_hands(index, look.hands)
         if self.counts_from_video:
             self.nertz_piles.push(look)  # it reads the piles until shortly after the call
         for ev in self.tracker.update(look):

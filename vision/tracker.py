@@ -101,7 +101,7 @@ import numpy as np
 from nertz.referee.cards import Card
 from nertz.referee.table import Table
 
-from .boxes import boxes_overlap
+from .boxes import boxes_overlap, polygons_overlap
 from .hands import HandTracker
 
 __all__ = ["Sighting", "Look", "PileTracker", "ZoneTracker", "RoundTracker", "TrackerSettings",
@@ -633,6 +633,13 @@ class TrackerSettings:
             rounds 9286-9297 no change (582 of 651). 0.6 s at 0.5 gave 897 on the older rounds;
             placed before the sure hand track, no change.
         flight_prob: see ``flight_window``.
+        arm_width: the hand detector boxes hands, not the forearms behind them; a hand's
+            forearm is taken to run from its box towards the centre of the zone its track was
+            last in (:func:`nertz.vision.hands.forearm`), this many times the box's smaller side
+            wide. A look in which a forearm covers a new pile's place is not its "before"
+            look (``bare_within``), and the arrival look-back lets the pixels under a forearm
+            abstain as it does those under a hand box
+            (:meth:`nertz.vision.arrival.ArrivalTimer.push_hands`). None: hand boxes only.
     """
 
     confirm: int = 2
@@ -705,6 +712,7 @@ class TrackerSettings:
     doubt_below: float = 0.6
     flight_window: float = 1.0
     flight_prob: float = 0.4
+    arm_width: float | None = 0.8
 
 
 @dataclass
@@ -839,9 +847,9 @@ class PileTracker:
         self._new: list[_Pending] = []
         self._last_frame = -1
         # recent looks ``(frame, (M, 4) xyxy hand boxes, [(label, (4,) box)] of cards on no
-        # pile)``, to find when a new pile's place was last seen empty (the arrival look-back
-        # needs the bare table as its "before")
-        self._recent: deque[tuple[int, np.ndarray, list[tuple[str, np.ndarray]]]] = deque(maxlen=48)
+        # pile, (K, 4, 2) forearms)``, to find when a new pile's place was last seen empty (the
+        # arrival look-back needs the bare table as its "before")
+        self._recent: deque[tuple[int, np.ndarray, list[tuple[str, np.ndarray]], np.ndarray]] = deque(maxlen=48)
 
     def pile(self, pile_id: int) -> _Pile | None:
         """The pile numbered ``pile_id`` when it holds a card, else None."""
@@ -864,12 +872,14 @@ class PileTracker:
         cb, ab, wb = quad_pose(b)
         return float(np.linalg.norm(ca - cb)) / max(wa, wb) < self.settings.still and _angle_diff(aa, ab) < 6.0
 
-    def update(self, look: Look, faces: Sequence[Sighting]) -> list[PlayCandidate]:
+    def update(self, look: Look, faces: Sequence[Sighting],
+               arms: np.ndarray | None = None) -> list[PlayCandidate]:
         """Feed one look's face-up cards in the shared area; return the confirmed changes.
 
         Args:
             look: the look (its frame, time and hand boxes).
             faces: the sightings inside the shared area.
+            arms: ``(K, 4, 2)`` the look's forearms, pixels (``arm_width``), or None.
         """
         st = self.settings
         out: list[PlayCandidate] = []
@@ -939,7 +949,8 @@ class PileTracker:
         out.extend(self._open_piles(look, unmatched))
         self._last_frame = look.frame
         self._recent.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4),
-                             [(u.label, u.box) for u in unmatched]))
+                             [(u.label, u.box) for u in unmatched],
+                             np.zeros((0, 4, 2), np.float32) if arms is None else np.asarray(arms, np.float32)))
         return out
 
     def _weakly_read(self, pend: _Pending) -> bool:
@@ -985,12 +996,12 @@ class PileTracker:
         return read if self._changed_since_settled(p, s, read.label, look) >= st.min_change_squared else s
 
     def _last_clear(self, s: Sighting) -> int:
-        """The latest of the last ``bare_within`` looks in which neither a hand nor the card
-        covered ``s``'s box (its place showed the table as it was before the card), else the
-        last look: a new pile's "before" state."""
+        """The latest of the last ``bare_within`` looks in which neither a hand (nor its
+        forearm, ``arm_width``) nor the card covered ``s``'s box (its place showed the table as
+        it was before the card), else the last look: a new pile's "before" state."""
         box = s.box
-        for frame, hands, cards in list(reversed(self._recent))[:self.settings.bare_within]:
-            if boxes_overlap(box, hands) >= 0.05:
+        for frame, hands, cards, arms in list(reversed(self._recent))[:self.settings.bare_within]:
+            if boxes_overlap(box, hands) >= 0.05 or polygons_overlap(box, arms) >= 0.05:
                 continue
             if any(label == s.label and boxes_overlap(box, b[None]) > 0.5 for label, b in cards):
                 continue
@@ -1348,6 +1359,9 @@ class RoundTracker:
         covering_landing: optional ``f(candidate) -> t | None``: when the candidate's card,
             which covers skipped cards, landed, read so that the covered card does not pass
             for it (:meth:`nertz.vision.arrival.ArrivalTimer.covering_landing`).
+        hands_seen: optional ``f(frame, (M, 4) hand boxes, (K, 4, 2) forearms)``, called with
+            each look's hands once they are tracked, before its arrivals are asked for
+            (:meth:`nertz.vision.arrival.ArrivalTimer.push_hands`).
 
     Raises:
         ValueError: the table has no shared area.
@@ -1359,7 +1373,8 @@ class RoundTracker:
                  changed: Callable[[PlayCandidate], float | None] | None = None,
                  second_landing: Callable[[np.ndarray, float, float], float | None] | None = None,
                  covered_landing: Callable[[PlayCandidate, float], float | None] | None = None,
-                 covering_landing: Callable[[PlayCandidate], float | None] | None = None) -> None:
+                 covering_landing: Callable[[PlayCandidate], float | None] | None = None,
+                 hands_seen: Callable[[int, np.ndarray, np.ndarray], None] | None = None) -> None:
         if table.shared_area is None:
             raise ValueError("the table file has no shared_area: run nertz calibrate first")
         self.table = table
@@ -1373,6 +1388,7 @@ class RoundTracker:
         self.second_landing = second_landing
         self.covered_landing = covered_landing
         self.covering_landing = covering_landing
+        self.hands_seen = hands_seen
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
@@ -1383,7 +1399,7 @@ class RoundTracker:
         self._flight: deque[tuple[float, str, float, np.ndarray]] = deque()  # (t, card, prob, centre): ``flight_window``
         self.ended_at: float | None = None
         """When the round ended (:meth:`end`), seconds; None while it goes on."""
-        self.hand_tracks = HandTracker(table.zones, table.shared_area)
+        self.hand_tracks = HandTracker(table.zones, table.shared_area, arm_width=self.settings.arm_width)
         self.attributions: list[tuple[float, str, int, str, str]] = []
         """Every attribution made: ``(t, card, pile, player, how)``, ``how`` naming the rule of
         the attribution order (module docstring) that decided it; for evaluation and review."""
@@ -1451,9 +1467,11 @@ class RoundTracker:
         while self._flight and self._flight[0][0] < look.t - self.settings.flight_window - 1.0:
             self._flight.popleft()
         self.hand_tracks.update(look.frame, look.t, look.hands)
+        if self.hands_seen is not None:
+            self.hands_seen(look.frame, look.hands, self.hand_tracks.arms)
         returned = self.zone_cards.update(look, by_zone)
         events: list[dict[str, Any]] = []
-        cands = self.piles.update(look, shared)
+        cands = self.piles.update(look, shared, self.hand_tracks.arms)
         # the plays whose card left a zone are attributed first, so that the weaker rules
         # know who is busy (``one_hand``)
         cands.sort(key=lambda c: not self.zone_cards.vanished(c.label, c.t_seen, self.settings.vanish_window))
