@@ -138,15 +138,13 @@ class HandTracker:
 
     def _where(self, centre: np.ndarray, size: float | None = None) -> str | None:
         """None over the shared area, else the nearest zone's name (a hand resting at the table's
-        edge lies outside every polygon, nearest its own zone)."""
+        edge lies outside every polygon, nearest its own zone); with the hand's ``size``
+        (pixels), None too where the centre is not inside that zone by ``-zone_margin`` sizes."""
         pt = (float(centre[0]), float(centre[1]))
         if cv2.pointPolygonTest(self.shared, pt, False) >= 0:
             return None
-        dist = {n: -cv2.pointPolygonTest(poly, pt, True) for n, poly in self.zones.items()}
-        if not dist:
-            return None
-        best = min(dist, key=dist.get)
-        if self.zone_margin is not None and size is not None and dist[best] > self.zone_margin * size:
+        best, dist = self._nearest(centre)
+        if best is not None and self.zone_margin is not None and size is not None and dist > self.zone_margin * size:
             return None
         return best
 
@@ -198,18 +196,22 @@ class HandTracker:
             zone = self._where(centres[i], float(max(b[2] - b[0], b[3] - b[1])))
             tr.box, tr.last_t = b, t
             tr.history.append((frame, t, b, zone))
-            home = next((z for *_, z in reversed(tr.history) if z is not None), None) or self._nearest(centres[i])
+            home = next((z for *_, z in reversed(tr.history) if z is not None), None) or self._nearest(centres[i])[0]
             if home is not None and self.arm_width is not None:
                 arms.append(forearm(b, self._centres[home], self.arm_width))
         self.arms = np.asarray(arms, np.float32).reshape(-1, 4, 2)
         return ids
 
-    def _nearest(self, centre: np.ndarray) -> str | None:
-        """The zone nearest to ``centre`` (``(2,)`` pixels), inside the shared area too; None
+    def _nearest(self, centre: np.ndarray) -> tuple[str | None, float]:
+        """The zone nearest to ``centre`` (``(2,)`` pixels), inside the shared area too, and
+        the centre's distance outside its polygon (negative inside), pixels; ``(None, inf)``
         without zones."""
         pt = (float(centre[0]), float(centre[1]))
         dist = {n: -cv2.pointPolygonTest(poly, pt, True) for n, poly in self.zones.items()}
-        return min(dist, key=dist.get) if dist else None
+        if not dist:
+            return None, float("inf")
+        best = min(dist, key=dist.get)
+        return best, float(dist[best])
 
     @staticmethod
     def _predicted(tr: _Track, t: float) -> np.ndarray:
@@ -281,7 +283,7 @@ class HandTracker:
             has been in no zone (a hand the linking lost and found again: it may be the one
             that laid the card) overlapped it too; None when no tracked hand from a zone
             overlapped the card. (Session 60: with the models' hand boxes on 37 rendered
-            rounds, sure tracks over true plays' cards wrong 172 -> 137 of about 1450.)
+            rounds, sure tracks over true plays' cards wrong 172 of 1482 -> 131 of 1387.)
         """
         latest: dict[int, tuple[int, str | None]] = {}  # per track, its latest look over the card
         for tid, frame, zone in self._overlaps(box, frame_from, frame_to, unknown=True):
