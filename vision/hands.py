@@ -28,7 +28,13 @@ their own player's zone, 37 rendered rounds, perfect boxes 82.9 % -> 90.4 %, the
 The detector boxes hands, not forearms; :func:`forearm` adds the strip from each hand towards
 its player's zone, which hides the cards under it just as well.
 
-Nothing here reads pixels: the boxes come from the detector (or a rendered round's labels).
+Where two hands meet over the foundations the linking still swaps tracks now and then; a
+hand's arm, though, leads back to its player. :meth:`HandTracker.update` takes, per box, the
+player its arm was seen to reach back to (:class:`nertz.vision.arms.ArmReader`), and such a
+reading names the track's player from that look on, as a visit to that player's zone does.
+
+Nothing here reads pixels: the boxes come from the detector (or a rendered round's labels), the
+arm readings from :mod:`nertz.vision.arms`.
 """
 
 from __future__ import annotations
@@ -89,7 +95,12 @@ class _Track:
     id: int
     box: np.ndarray
     last_t: float
-    history: deque = field(default_factory=lambda: deque(maxlen=64))  # (frame, t, box, zone or None)
+    history: deque = field(default_factory=lambda: deque(maxlen=64))  # (frame, t, box, zone or None, arm or None)
+
+    def player(self) -> str | None:
+        """The player this track's hand is known to be, from its latest look in a zone or with
+        its arm read (None: neither yet)."""
+        return next((arm or zone for *_, zone, arm in reversed(self.history) if (arm or zone) is not None), None)
 
 
 class HandTracker:
@@ -148,13 +159,17 @@ class HandTracker:
             return None
         return best
 
-    def update(self, frame: int, t: float, boxes: np.ndarray) -> np.ndarray:
+    def update(self, frame: int, t: float, boxes: np.ndarray,
+               arms: list[str | None] | None = None) -> np.ndarray:
         """Link one look's hand boxes to the tracks.
 
         Args:
             frame: the look's frame index.
             t: its time, seconds.
             boxes: ``(M, 4)`` hand boxes, xyxy pixels.
+            arms: per box, the player its arm was seen to reach back to
+                (:meth:`nertz.vision.arms.ArmReader.owners`), or None; a reading names the
+                track's player from that look on, as a visit to that player's zone would.
 
         Returns:
             ``(M,)`` int track ids, one per box.
@@ -190,16 +205,16 @@ class HandTracker:
                 self.tracks.append(tr)
                 ids[i] = tr.id
         by_id = {tr.id: tr for tr in self.tracks}
-        arms = []
+        strips = []
         for i, b in enumerate(boxes):
             tr = by_id[int(ids[i])]
             zone = self._where(centres[i], float(max(b[2] - b[0], b[3] - b[1])))
             tr.box, tr.last_t = b, t
-            tr.history.append((frame, t, b, zone))
-            home = next((z for *_, z in reversed(tr.history) if z is not None), None) or self._nearest(centres[i])[0]
+            tr.history.append((frame, t, b, zone, arms[i] if arms is not None else None))
+            home = tr.player() or self._nearest(centres[i])[0]
             if home is not None and self.arm_width is not None:
-                arms.append(forearm(b, self._centres[home], self.arm_width))
-        self.arms = np.asarray(arms, np.float32).reshape(-1, 4, 2)
+                strips.append(forearm(b, self._centres[home], self.arm_width))
+        self.arms = np.asarray(strips, np.float32).reshape(-1, 4, 2)
         return ids
 
     def _nearest(self, centre: np.ndarray) -> tuple[str | None, float]:
@@ -217,11 +232,11 @@ class HandTracker:
     def _predicted(tr: _Track, t: float) -> np.ndarray:
         """``(2,)`` where track ``tr``'s centre is at ``t`` seconds, pixels: its last centre moved
         on at the velocity between its last two looks (the last centre when it has one look)."""
-        (_, t1, b1, _) = tr.history[-1]
+        (_, t1, b1, *_) = tr.history[-1]
         c1 = _centre(b1)
         if len(tr.history) < 2:
             return c1
-        (_, t0, b0, _) = tr.history[-2]
+        (_, t0, b0, *_) = tr.history[-2]
         if t1 <= t0:
             return c1
         return c1 + (c1 - _centre(b0)) / (t1 - t0) * (t - t1)
@@ -230,15 +245,18 @@ class HandTracker:
                   unknown: bool = False) -> Iterator[tuple[int, int, str | None]]:
         """``(track id, frame, zone)`` for each look between ``frame_from`` and ``frame_to``
         (inclusive) in which a track's box overlapped ``box`` (``(4,)`` xyxy pixels) after the
-        track had been in a zone, ``zone`` being the last it was in before that look (with
+        track had been in a zone, ``zone`` being the last it was in before that look, or the
+        player its arm was read to reach back to in that look or since that zone (with
         ``unknown``, also before it had been in any: ``zone`` None); in track order, then
         frame order."""
         box = np.asarray(box, np.float32)
         for tr in [*self.tracks, *self._ended]:
             zone_before: str | None = None
-            for frame, _, b, zone in tr.history:
+            for frame, _, b, zone, arm in tr.history:
                 if frame > frame_to:
                     break
+                if arm is not None:
+                    zone_before = arm  # its arm, seen in this look, reaches back to that player
                 if (frame >= frame_from and (unknown or zone_before is not None)
                         and b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]):
                     yield tr.id, frame, zone_before

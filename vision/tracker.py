@@ -33,7 +33,8 @@ hand boxes. Three state machines run on these looks:
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
-  zone it was last in outside the shared area.
+  zone it was last in outside the shared area, or the player its arm was read to reach back to
+  over the shared area (:attr:`Look.hand_players`, read from the pixels by the pipeline).
 * attribution (:meth:`RoundTracker._attribute`, recorded in :attr:`RoundTracker.attributions`):
   the owner of a new foundation card is the player from whose zone that same card vanished just
   before it landed (confidence 0.97 x the classifier's; the latest of several, 0.9 x; a copy
@@ -165,12 +166,15 @@ class Look:
         t: its time, seconds.
         faces: the face-up cards seen.
         hands: ``(M, 4) float32`` hand boxes, xyxy pixels.
+        hand_players: per hand box, the player its arm reaches back to
+            (:meth:`nertz.vision.arms.ArmReader.owners`) or None; None: arms not read.
     """
 
     frame: int
     t: float
     faces: list[Sighting]
     hands: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    hand_players: list[str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -1466,7 +1470,7 @@ class RoundTracker:
                 self._flight.append((look.t, s.label, s.prob, s.pose[0]))  # a card on its way
         while self._flight and self._flight[0][0] < look.t - self.settings.flight_window - 1.0:
             self._flight.popleft()
-        self.hand_tracks.update(look.frame, look.t, look.hands)
+        self.hand_tracks.update(look.frame, look.t, look.hands, look.hand_players)
         if self.hands_seen is not None:
             self.hands_seen(look.frame, look.hands, self.hand_tracks.arms)
         returned = self.zone_cards.update(look, by_zone)
