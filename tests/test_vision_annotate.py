@@ -28,3 +28,23 @@ def test_text_at_the_image_edge_is_clipped_not_an_error():
     _text(img, "a long label past the right edge", (60, 40), (0, 220, 255), 0.4)
     _text(img, "", (10, 10), (255, 255, 255))
     assert img.shape == (30, 80, 3)
+
+
+def test_hand_boxes_are_drawn_in_the_colour_of_the_player_their_track_names():
+    from nertz.vision.annotate import draw_overlay, player_colours
+    from nertz.vision.tracker import Look, RoundTracker
+
+    from conftest import TWO_ZONE_TABLE as table
+    from test_vision_tracker import hand_box
+
+    tracker = RoundTracker(table)
+    # red's hand rises from red's zone to the shared area; a hand appears at the top, unknown
+    for i, y in enumerate([650, 500, 350]):
+        look = Look(3 * i, 0.1 * i, [], np.array([hand_box(600, y), hand_box(1100, 60)], np.float32))
+        tracker.update(look)
+    img = draw_overlay(np.zeros((720, 1280, 3), np.uint8), table, tracker, look)
+    red = player_colours(table)["red"]
+    x0, y0, x1, y1 = (int(v) for v in hand_box(600, 350))
+    assert tuple(int(v) for v in img[y0 + 10, x0]) == red              # the box's left edge
+    x0, y0, *_ = (int(v) for v in hand_box(1100, 60))
+    assert tuple(int(v) for v in img[y0 + 10, x0]) == (160, 160, 160)  # nobody's yet: grey

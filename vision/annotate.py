@@ -1,8 +1,9 @@
 """The overlay of ``nertz referee --out``: what the referee saw, drawn on the frame.
 
 Drawing only (no decisions): zones, every card sighted in the last look with its name, every
-foundation pile with its number and its top card's owner in that player's back colour, and the
-latest rulings as a banner.
+hand box in the back colour of the player its hand track names (grey: not known yet) with its
+forearm's strip, every foundation pile with its number and its top card's owner in that
+player's back colour, and the latest rulings as a banner.
 """
 
 from __future__ import annotations
@@ -75,9 +76,16 @@ def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: L
             q = np.round(np.asarray(s.quad)).astype(np.int32)
             cv2.polylines(img, [q], True, (0, 220, 255), 1, cv2.LINE_AA)
             _text(img, s.label, (int(q[:, 0].min()), int(q[:, 1].min()) - 2), (0, 220, 255), 0.4)
-        for h in np.asarray(look.hands).reshape(-1, 4):
+        for arm in tracker.hand_tracks.arms:
+            cv2.polylines(img, [np.round(arm).astype(np.int32)], True, (160, 160, 160), 1, cv2.LINE_AA)
+        hands = np.asarray(look.hands).reshape(-1, 4)
+        players = tracker.hand_tracks.players if len(tracker.hand_tracks.players) == len(hands) else [None] * len(hands)
+        for h, who in zip(hands, players):
             x0, y0, x1, y1 = np.round(h).astype(int)
-            cv2.rectangle(img, (x0, y0), (x1, y1), (160, 160, 160), 1)
+            col = colours.get(who or "", (160, 160, 160))
+            cv2.rectangle(img, (x0, y0), (x1, y1), col, 2 if who else 1)
+            if who:
+                _text(img, who, (int(x0), int(y1) + 14), col, 0.45)
     for pile, label, quad, owner in tracker.pile_tops():
         q = np.round(np.asarray(quad)).astype(np.int32)
         col = colours.get(owner or "", (255, 255, 255))

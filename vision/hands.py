@@ -129,6 +129,8 @@ class HandTracker:
         arms: ``(M, 4, 2)`` float32: the forearm of each box of the latest look
             (:func:`forearm`, reaching for the centre of the zone its track was last in, or of
             the nearest zone for a track that has been in none), pixels.
+        players: per box of the latest look, the player its track names (the zone it was last
+            in, or the player its arm was last read to reach back to; None: neither yet).
     """
 
     def __init__(self, zones: dict[str, np.ndarray], shared: np.ndarray,
@@ -144,6 +146,7 @@ class HandTracker:
         self._ended: deque[_Track] = deque(maxlen=32)  # for the cards laid down just before
         self.looks: deque[tuple[int, np.ndarray]] = deque(maxlen=64)
         self.arms = np.zeros((0, 4, 2), np.float32)
+        self.players: list[str | None] = []
         self._centres = {n: z.reshape(-1, 2).mean(axis=0) for n, z in self.zones.items()}
         self._next = 1
 
@@ -215,6 +218,7 @@ class HandTracker:
             if home is not None and self.arm_width is not None:
                 strips.append(forearm(b, self._centres[home], self.arm_width))
         self.arms = np.asarray(strips, np.float32).reshape(-1, 4, 2)
+        self.players = [by_id[int(i)].player() for i in ids]
         return ids
 
     def _nearest(self, centre: np.ndarray) -> tuple[str | None, float]:
