@@ -132,12 +132,12 @@ class RefereePipeline:
         self.observer = observer
         self.stride = max(int(stride), 1)
         self.arrival = ArrivalTimer(fps=fps)
-        self.arm_reader = ArmReader(table.zones, table.shared_area) if read_arms else None
         self.tracker = RoundTracker(table, settings, arrival=self.arrival, changed=self.arrival.changed,
                                     second_landing=self.arrival.second_landing,
                                     covered_landing=self.arrival.covered_landing,
                                     covering_landing=self.arrival.covering_landing,
                                     hands_seen=self.arrival.push_hands)
+        self.arm_reader = ArmReader(table.zones, table.shared_area) if read_arms else None  # (a shared area: checked above)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])
         for name, _ in self.calls:
