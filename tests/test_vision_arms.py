@@ -96,3 +96,9 @@ def test_an_arm_reading_names_the_track_even_after_the_tracks_swapped():
     for i, (x, y) in enumerate([*path, (600, 340)]):
         plain.update(3 * i, 0.1 * i, np.array([hand(x, y)], np.float32))
     assert plain.owner_of(card, 6, 9) == ("red", 0.8)
+
+
+def test_arm_readings_must_be_one_per_hand_box():
+    ht = HandTracker(TABLE.zones, TABLE.shared_area)
+    with pytest.raises(ValueError, match="2 arm readings for 1 hand boxes"):
+        ht.update(0, 0.0, np.array([hand(600, 330)], np.float32), ["red", None])

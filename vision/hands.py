@@ -163,21 +163,26 @@ class HandTracker:
         return best
 
     def update(self, frame: int, t: float, boxes: np.ndarray,
-               arms: list[str | None] | None = None) -> np.ndarray:
+               arm_players: list[str | None] | None = None) -> np.ndarray:
         """Link one look's hand boxes to the tracks.
 
         Args:
             frame: the look's frame index.
             t: its time, seconds.
             boxes: ``(M, 4)`` hand boxes, xyxy pixels.
-            arms: per box, the player its arm was seen to reach back to
+            arm_players: one per box, the player its arm was seen to reach back to
                 (:meth:`nertz.vision.arms.ArmReader.owners`), or None; a reading names the
                 track's player from that look on, as a visit to that player's zone would.
 
         Returns:
             ``(M,)`` int track ids, one per box.
+
+        Raises:
+            ValueError: ``arm_players`` is not one per box.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        if arm_players is not None and len(arm_players) != len(boxes):
+            raise ValueError(f"{len(arm_players)} arm readings for {len(boxes)} hand boxes")
         self.looks.append((frame, boxes))
         self._ended.extend(tr for tr in self.tracks if t - tr.last_t > self.max_missing)
         self.tracks = [tr for tr in self.tracks if t - tr.last_t <= self.max_missing]
@@ -213,7 +218,7 @@ class HandTracker:
             tr = by_id[int(ids[i])]
             zone = self._where(centres[i], float(max(b[2] - b[0], b[3] - b[1])))
             tr.box, tr.last_t = b, t
-            tr.history.append((frame, t, b, zone, arms[i] if arms is not None else None))
+            tr.history.append((frame, t, b, zone, arm_players[i] if arm_players is not None else None))
             home = tr.player() or self._nearest(centres[i])[0]
             if home is not None and self.arm_width is not None:
                 strips.append(forearm(b, self._centres[home], self.arm_width))
