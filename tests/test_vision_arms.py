@@ -69,7 +69,26 @@ def test_two_arms_reaching_the_same_way_are_both_read(reader):
     assert reader.owners(np.array([hand(500, 300), hand(750, 420)], np.float32)) == ["red", "blue"]
 
 
-@pytest.mark.parametrize("kwargs", [{"scale": 0}, {"scale": 1.5}, {"ring": (1.5, 0.6)}, {"bins": 4}])
+def test_directions_into_narrow_concave_and_surrounding_zones(reader):
+    centre = np.array([600, 330], np.float32)
+    deg = lambda mask: np.degrees(reader._angles[mask])  # noqa: E731
+    # a sliver far to the left, narrower than one direction (5 degrees): still one, at 180
+    sliver = np.array([[0, 329], [50, 329], [50, 331], [0, 331]], np.float32)
+    assert list(deg(reader.directions_into(sliver, centre))) == [pytest.approx(177.5)] or \
+        list(deg(reader.directions_into(sliver, centre))) == [pytest.approx(182.5)]
+    # a C-shaped zone open to the left around the hand: its side is the right, not the left
+    c_shape = np.array([[400, 130], [800, 130], [800, 530], [400, 530], [400, 510], [780, 510],
+                        [780, 150], [400, 150]], np.float32)
+    into = reader.directions_into(c_shape, centre)
+    assert into[0] and not into[36]              # 2.5 degrees (right) in, 182.5 (left) out
+    # a zone around the hand: every direction
+    around = np.array([[500, 230], [700, 230], [700, 430], [500, 430]], np.float32)
+    assert reader.directions_into(around, centre).all()
+
+
+@pytest.mark.parametrize("kwargs", [{"scale": 0}, {"scale": 1.5}, {"ring": (1.5, 0.6)}, {"ring": (-0.1, 1.0)},
+                                    {"bins": 4}, {"bins": 8.5}, {"margin": -1}, {"history": 0},
+                                    {"var_threshold": 0}])
 def test_bad_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
         ArmReader(TABLE.zones, TABLE.shared_area, **kwargs)
@@ -102,3 +121,18 @@ def test_arm_readings_must_be_one_per_hand_box():
     ht = HandTracker(TABLE.zones, TABLE.shared_area)
     with pytest.raises(ValueError, match="2 arm readings for 1 hand boxes"):
         ht.update(0, 0.0, np.array([hand(600, 330)], np.float32), ["red", None])
+
+
+@pytest.mark.parametrize("read_arms", [True, False])
+def test_the_pipeline_reads_the_arms_of_each_look(read_arms):
+    from nertz.vision.pipeline import RefereePipeline
+    from nertz.vision.tracker import Look
+
+    box = np.array([hand(600, 330)], np.float32)
+    pipe = RefereePipeline(TABLE, lambda index, t, frame: Look(index, t, [], box), stride=1,
+                           counts_from_video=False, read_arms=read_arms)
+    for i in range(20):
+        pipe.step(i, i / 30, cloth(i))
+    pipe.step(20, 20 / 30, with_arm(cloth(20), (600, 330), (600, 719)))
+    assert pipe.last_look.hand_players == (["red"] if read_arms else None)
+    assert pipe.tracker.hand_tracks.players == (["red"] if read_arms else [None])

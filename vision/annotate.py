@@ -76,10 +76,11 @@ def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: L
             q = np.round(np.asarray(s.quad)).astype(np.int32)
             cv2.polylines(img, [q], True, (0, 220, 255), 1, cv2.LINE_AA)
             _text(img, s.label, (int(q[:, 0].min()), int(q[:, 1].min()) - 2), (0, 220, 255), 0.4)
-        for arm in tracker.hand_tracks.arms:
-            cv2.polylines(img, [np.round(arm).astype(np.int32)], True, (160, 160, 160), 1, cv2.LINE_AA)
         hands = np.asarray(look.hands).reshape(-1, 4)
-        players = tracker.hand_tracks.players if len(tracker.hand_tracks.players) == len(hands) else [None] * len(hands)
+        latest = len(tracker.hand_tracks.players) == len(hands)  # the tracker's last look is this one
+        for arm in (tracker.hand_tracks.arms if latest else ()):
+            cv2.polylines(img, [np.round(arm).astype(np.int32)], True, (160, 160, 160), 1, cv2.LINE_AA)
+        players = tracker.hand_tracks.players if latest else [None] * len(hands)
         for h, who in zip(hands, players):
             x0, y0, x1, y1 = np.round(h).astype(int)
             col = colours.get(who or "", (160, 160, 160))

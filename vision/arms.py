@@ -11,8 +11,9 @@ linking the hand over time, which swaps tracks when two hands meet over the foun
 
 Measured on rendered rounds r9330 and r9340 (766 hands over the shared area, the labels'
 boxes): the best direction named the hand's player for 89 % of the hands; where its score beat
-the next player's by at least ``margin`` (0.15 of the ring's sample points), for 560 of 572
-(98 %), which is what :meth:`ArmReader.owners` returns (None for the rest).
+the next player's by at least ``margin`` (0.15: the share of the ring's samples in that
+direction that are foreground), for 560 of 572 (98 %), which is what
+:meth:`ArmReader.owners` returns (None for the rest).
 """
 
 from __future__ import annotations
@@ -37,14 +38,17 @@ class ArmReader:
         var_threshold: MOG2's ``varThreshold`` (squared Mahalanobis distance of a pixel that is
             foreground).
         ring: inner and outer radius of the ring read around the box's centre, in units of the
-            box's larger side (0.6 lies just outside the hand, 1.5 along the forearm).
+            box's larger side (0.6 lies just outside the hand straight out from the box's
+            sides, on it towards the corners; 1.5 along the forearm).
         margin: the least lead, in the share of the ring's samples in that direction that are
             foreground, of the best player's direction over the next player's.
         bins: directions the ring is split into (72: 5 degrees each; the profile is smoothed
-            over 25 degrees, a forearm's width at that distance).
+            over five directions, 25 degrees at 72: a forearm's width at that distance).
 
     Raises:
-        ValueError: ``scale`` not in (0, 1], ``ring`` not increasing, or ``bins`` under 8.
+        ValueError: ``scale`` not in (0, 1], ``ring`` not ``0 <= inner < outer``, ``bins`` not
+            an integer of at least 8, ``margin`` negative, ``history`` under 1 or
+            ``var_threshold`` not positive.
     """
 
     def __init__(self, zones: dict[str, np.ndarray], shared: np.ndarray, scale: float = 0.25,
@@ -53,9 +57,12 @@ class ArmReader:
         if not 0 < scale <= 1:
             raise ValueError(f"scale must be in (0, 1], not {scale}")
         if not 0 <= ring[0] < ring[1]:
-            raise ValueError(f"ring must be (inner, outer) with inner < outer, not {ring}")
-        if bins < 8:
-            raise ValueError(f"bins must be at least 8, not {bins}")
+            raise ValueError(f"ring must be (inner, outer) with 0 <= inner < outer, not {ring}")
+        if not isinstance(bins, (int, np.integer)) or bins < 8:
+            raise ValueError(f"bins must be an integer of at least 8, not {bins}")
+        if margin < 0 or history < 1 or var_threshold <= 0:
+            raise ValueError(f"need margin >= 0, history >= 1 and var_threshold > 0 "
+                             f"(not {margin}, {history}, {var_threshold})")
         self.zones = {n: np.asarray(z, np.float32).reshape(-1, 2) for n, z in zones.items()}
         self.shared = np.asarray(shared, np.float32).reshape(-1, 1, 2)
         self.scale = scale
@@ -96,19 +103,31 @@ class ArmReader:
 
     def scores(self, box: np.ndarray) -> dict[str, float]:
         """Per player, the largest :meth:`profile` value over the directions that point into
-        their zone from the box's centre (the angles its polygon spans seen from there)."""
+        their zone from the box's centre (:meth:`directions_into`)."""
         box = np.asarray(box, np.float32).reshape(4)
         c = (box[:2] + box[2:]) / 2
         prof = self.profile(box)
-        out: dict[str, float] = {}
-        for name, poly in self.zones.items():
-            a = np.arctan2(poly[:, 1] - c[1], poly[:, 0] - c[0])
-            mid = np.arctan2(np.sin(a).mean(), np.cos(a).mean())
-            off = np.angle(np.exp(1j * (a - mid)))
-            rel = np.angle(np.exp(1j * (self._angles - mid)))
-            span = (rel >= off.min()) & (rel <= off.max())
-            out[name] = float(prof[span].max()) if span.any() else 0.0
-        return out
+        return {name: float(prof[self.directions_into(poly, c)].max()) for name, poly in self.zones.items()}
+
+    def directions_into(self, polygon: np.ndarray, centre: np.ndarray) -> np.ndarray:
+        """``(bins,)`` bool: the ring's directions that point into ``polygon`` (``(N, 2)``
+        pixels, convex or not) seen from ``centre`` (``(2,)`` pixels): those within the angle
+        one of its edges spans from there (a segment spans less than half a turn, so the
+        shorter way round; the edges together span every direction the polygon covers); the
+        one nearest its corners' mean direction for a polygon too narrow to hold one; all of
+        them when ``centre`` lies inside it."""
+        poly = np.asarray(polygon, np.float32).reshape(-1, 2)
+        if cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0:
+            return np.ones(len(self._angles), bool)
+        a = np.arctan2(poly[:, 1] - centre[1], poly[:, 0] - centre[0])
+        span = np.angle(np.exp(1j * (np.roll(a, -1) - a)))  # each edge's turn, (-pi, pi]
+        rel = np.angle(np.exp(1j * (self._angles[None, :] - a[:, None])))  # (edges, bins)
+        lo, hi = np.minimum(span, 0)[:, None], np.maximum(span, 0)[:, None]
+        inside = ((rel >= lo) & (rel <= hi)).any(axis=0)
+        if not inside.any():
+            mean = np.arctan2(np.sin(a).mean(), np.cos(a).mean())
+            inside[int(np.argmin(np.abs(np.angle(np.exp(1j * (self._angles - mean))))))] = True
+        return inside
 
     def owners(self, boxes: np.ndarray) -> list[str | None]:
         """For each hand box (``(M, 4)`` xyxy pixels), the player its arm reaches back to, or

@@ -104,7 +104,8 @@ class _Track:
 
 
 class HandTracker:
-    """Tracks of hand boxes over looks, each with the zone it came from.
+    """Tracks of hand boxes over looks, each with the zone it came from (or the player its arm
+    was read to reach back to).
 
     Args:
         zones: each player's layout zone, ``(N, 2)`` polygon in frame pixels.
@@ -127,8 +128,9 @@ class HandTracker:
         tracks: the live tracks.
         looks: ``(frame, (M, 4) float32 xyxy boxes)`` of the latest 64 looks, oldest first.
         arms: ``(M, 4, 2)`` float32: the forearm of each box of the latest look
-            (:func:`forearm`, reaching for the centre of the zone its track was last in, or of
-            the nearest zone for a track that has been in none), pixels.
+            (:func:`forearm`, reaching for the centre of the zone of the player its track
+            names, as :attr:`players`, or of the nearest zone for a track that names none),
+            pixels.
         players: per box of the latest look, the player its track names (the zone it was last
             in, or the player its arm was last read to reach back to; None: neither yet).
     """
@@ -275,8 +277,10 @@ class HandTracker:
     def origins(self, box: np.ndarray, frame_from: int, frame_to: int) -> set[str | None]:
         """The zones the hands over ``box`` (``(4,)`` xyxy pixels) in the looks between
         ``frame_from`` and ``frame_to`` (inclusive) came from: for each track whose box
-        overlapped it, the zone it was last in before that look, or None for a track that had
-        been in no zone yet (a hand the linking lost on its way and found again)."""
+        overlapped it, the zone it was last in before that look (or the player its arm was read
+        to reach back to since, that look included), or None for a track that had been in no
+        zone yet and had no arm reading (a hand the linking lost on its way and found
+        again)."""
         return {zone for _, _, zone in self._overlaps(box, frame_from, frame_to, unknown=True)}
 
     def stayed_in(self, zone: str, frame_from: int, frame_to: int) -> bool:
@@ -287,8 +291,9 @@ class HandTracker:
         return bool(looks) and all(any(self._where(_centre(b)) == zone for b in boxes) for boxes in looks)
 
     def came_from(self, zone: str, box: np.ndarray, frame_from: int, frame_to: int) -> bool:
-        """Whether a hand from ``zone`` (a track last in that zone before) was over ``box``
-        (``(4,)`` xyxy pixels) in a look between ``frame_from`` and ``frame_to`` (inclusive)."""
+        """Whether a hand from ``zone`` (a track last in that zone before, or whose arm was
+        read to reach back to that player since) was over ``box`` (``(4,)`` xyxy pixels) in a
+        look between ``frame_from`` and ``frame_to`` (inclusive)."""
         return any(z == zone for _, _, z in self._overlaps(box, frame_from, frame_to))
 
     def owner_of(self, box: np.ndarray, frame_from: int, frame_to: int,
@@ -296,8 +301,9 @@ class HandTracker:
         """The player whose hand laid a card down.
 
         The tracks whose box overlapped the card's box in a look between ``frame_from`` and
-        ``frame_to`` (inclusive) vote for the zone they were last in before that look; the
-        latest overlapping look decides between tracks.
+        ``frame_to`` (inclusive) vote for the zone they were last in before that look (or the
+        player their arm was read to reach back to since, that look included); the latest
+        overlapping look decides between tracks.
 
         Args:
             box: ``(4,)`` the card's box, xyxy pixels.
