@@ -95,7 +95,7 @@ class RefereePipeline:
             counts): plays all right 1826 -> 1843, owners wrong 39 -> 22, rounds exact 17 ->
             21, points off 56 -> 46; perfect eyes 1892 -> 1892, rounds exact 30 -> 32; fresh
             rounds 9361-9370 with the models 474 -> 474 of 521, rounds exact 2 -> 4, points off
-            24 -> 20; new rounds 9371-9374 201 -> 207 of 229. It costs about 2.4 ms a look
+            24 -> 20; new rounds 9371-9374 201 -> 207 of 229. It costs about 3 ms a look
             (counted in :attr:`PipelineStats.look_ms`).
         counts_from_video: when the round ends (:meth:`finish`), count the Nertz cards left
             of the players whose count nobody gave, from the video, two ways: from the changes
