@@ -222,6 +222,27 @@ def test_a_contested_copy_taken_back_makes_its_player_the_second():
         assert [(e["type"], e["player"]) for e in s.events if e["type"] == "take_back"] == [("take_back", back)]
 
 
+@pytest.mark.parametrize("pair_on", [None, 0.75])
+def test_a_contested_pairs_first_landing_is_also_read_with_fewer_pixels_voting(pair_on):
+    # the arrival reads the pile's change at 0.8 s (the second copy's landing, on the first);
+    # read with fewer of the pixels voting "new" it is 0.5 s (the first copy's): the earlier wins
+    asked = []
+
+    def pair_landing(cand, on):
+        asked.append(on)
+        return 0.5
+
+    s = Stream(TrackerSettings(pair_on=pair_on), arrival=lambda cand: 0.8)
+    s.tracker.pair_landing = pair_landing
+    s.repeat(2, RED_AH, ("AH", card(100, 300)))
+    s.repeat(2)
+    s.repeat(18, ("AH", card(500, 300)))
+    plays = [e for e in s.events if e["type"] == "play"]
+    assert sorted(p["player"] for p in plays) == ["blue", "red"]
+    assert {p["t"] for p in plays} == ({0.5} if pair_on else {0.8})
+    assert asked == ([0.75] if pair_on else [])
+
+
 def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_the_loser():
     s = Stream()
     s.repeat(3, RED_AH, ("AH", card(100, 300)))

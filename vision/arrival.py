@@ -274,6 +274,18 @@ class ArrivalTimer:
                 t = min(t, self._walk(cand, i_first, gap))
         return t
 
+    def pair_landing(self, cand: PlayCandidate, on: float) -> float:
+        """The arrival of :meth:`__call__` (seconds) with ``on`` (0..1) in place of the timer's
+        own: for the first copy of a contested pair, which the second copy, the same face laid
+        on it a little off its place, leaves voting "new" with fewer of its pixels
+        (``TrackerSettings.pair_on``)."""
+        keep = self.on
+        self.on = on
+        try:
+            return self._arrival(cand, self.gap)
+        finally:
+            self.on = keep
+
     def _walk(self, cand: PlayCandidate, i_new: int, gap: int | None = None) -> float:
         """The walk back of the module docstring from buffer index ``i_new`` (the new state),
         ended by ``gap`` frames in a row below ``on`` (default: ``self.gap``)."""

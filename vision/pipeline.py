@@ -138,7 +138,8 @@ class RefereePipeline:
                                     second_landing=self.arrival.second_landing,
                                     covered_landing=self.arrival.covered_landing,
                                     covering_landing=self.arrival.covering_landing,
-                                    hands_seen=self.arrival.push_hands)
+                                    hands_seen=self.arrival.push_hands,
+                                    pair_landing=self.arrival.pair_landing)
         self.arm_reader = ArmReader(table.zones, table.shared_area) if read_arms else None  # (a shared area: checked above)
         names = set(table.names)
         self.calls = sorted(calls, key=lambda c: c[1])

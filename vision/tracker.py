@@ -231,6 +231,19 @@ class TrackerSettings:
             reached the end of the hold had one true play only; the track named the player
             reported at once in 2 of them, and in none of the 3 true pairs). Without
             ``hold_both`` only a track naming the copy reported at once counts.
+        pair_on: a contested pair's first landing is also read with this share of the changed
+            pixels voting "new" (``on`` of :class:`nertz.vision.arrival.ArrivalTimer`, 0.9),
+            and the earlier of the two readings taken (``pair_landing``): the second copy lands
+            a few frames after the first, on it and about where it lies, and the walk back
+            from the look that confirmed the pair, both copies down, stopped at the second
+            copy's landing (the first, the same face a little off its place, voted "new" with
+            60-85 % of the pixels); the first copy's time was the second's (r9358's 5S: the
+            winner landed in frame 1470.6, the loser in 1477.6; the pair read 1478 and 1481).
+            Session 61, 37 rendered rounds 9324-9360, plays all right at None / 0.75 / 0.6:
+            models 1843 / 1852 / 1853 of 1989 (extra 20 / 20 / 21), perfect eyes 1892 / 1894
+            / 1901; on the 14 held-out rounds 9361-9374 with the models 681 / 683 / 682 of 750
+            (0.6: 5 plays right, 4 now 2-3 frames early, a copy still in its hand over the
+            pile; 0.75: 2 right, none lost). No ruling changed. None: off.
         hold_both: hold both copies of a contested pair, not only the second, until it is
             settled (a copy back in its zone, or ``hold`` passed): a copy reported at once can
             no longer be withdrawn. 18 rendered rounds with the models (799 plays): of the 15
@@ -680,6 +693,7 @@ class TrackerSettings:
     bare_within: int = 10
     hidden_loses_to_track: bool = True
     hold_both: bool = True
+    pair_on: float | None = 0.75
     contest_later: bool = False
     runner_up: bool = False
     hidden_return: float = 0.5
@@ -1366,6 +1380,9 @@ class RoundTracker:
         hands_seen: optional ``f(frame, (M, 4) hand boxes, (K, 4, 2) forearms)``, called with
             each look's hands once they are tracked, before its arrivals are asked for
             (:meth:`nertz.vision.arrival.ArrivalTimer.push_hands`).
+        pair_landing: optional ``f(candidate, on) -> t``: the arrival read with ``on`` in place
+            of the timer's own (:meth:`nertz.vision.arrival.ArrivalTimer.pair_landing`), for
+            ``pair_on``; without it a contested pair's first landing is the arrival's.
 
     Raises:
         ValueError: the table has no shared area.
@@ -1378,7 +1395,8 @@ class RoundTracker:
                  second_landing: Callable[[np.ndarray, float, float], float | None] | None = None,
                  covered_landing: Callable[[PlayCandidate, float], float | None] | None = None,
                  covering_landing: Callable[[PlayCandidate], float | None] | None = None,
-                 hands_seen: Callable[[int, np.ndarray, np.ndarray], None] | None = None) -> None:
+                 hands_seen: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+                 pair_landing: Callable[[PlayCandidate, float], float] | None = None) -> None:
         if table.shared_area is None:
             raise ValueError("the table file has no shared_area: run nertz calibrate first")
         self.table = table
@@ -1393,6 +1411,7 @@ class RoundTracker:
         self.covered_landing = covered_landing
         self.covering_landing = covering_landing
         self.hands_seen = hands_seen
+        self.pair_landing = pair_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
         self._held: list[dict[str, Any]] = []
@@ -1568,6 +1587,8 @@ class RoundTracker:
             # first now and hold the other) until one of the two copies comes back to its
             # zone (the loser) or ``hold`` passes (:meth:`_expired`)
             both = self.settings.hold_both
+            if self.settings.pair_on is not None and self.pair_landing is not None:
+                t = min(t, self.pair_landing(cand, self.settings.pair_on))
             self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
                                "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
                                "first_confidence": attributed[0][1] * scale,
