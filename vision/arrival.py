@@ -263,15 +263,16 @@ class ArrivalTimer:
             return None
         return self._arrival(cand, self.cover_gap)
 
-    def _arrival(self, cand: PlayCandidate, gap: int) -> float:
-        """:meth:`__call__` with the walk back ended by ``gap`` frames below ``on``."""
+    def _arrival(self, cand: PlayCandidate, gap: int, on: float | None = None) -> float:
+        """:meth:`__call__` with the walk back ended by ``gap`` frames below ``on`` (default:
+        ``self.on``)."""
         if not self.frames:
             return cand.t_seen
-        t = self._walk(cand, len(self.frames) - 1, gap)
+        t = self._walk(cand, len(self.frames) - 1, gap, on)
         if self.both:
             i_first = self._at(cand.frame_seen)
             if i_first is not None and i_first < len(self.frames) - 1:
-                t = min(t, self._walk(cand, i_first, gap))
+                t = min(t, self._walk(cand, i_first, gap, on))
         return t
 
     def pair_landing(self, cand: PlayCandidate, on: float) -> float:
@@ -279,17 +280,13 @@ class ArrivalTimer:
         own: for the first copy of a contested pair, which the second copy, the same face laid
         on it a little off its place, leaves voting "new" with fewer of its pixels
         (``TrackerSettings.pair_on``)."""
-        keep = self.on
-        self.on = on
-        try:
-            return self._arrival(cand, self.gap)
-        finally:
-            self.on = keep
+        return self._arrival(cand, self.gap, on)
 
-    def _walk(self, cand: PlayCandidate, i_new: int, gap: int | None = None) -> float:
+    def _walk(self, cand: PlayCandidate, i_new: int, gap: int | None = None, on: float | None = None) -> float:
         """The walk back of the module docstring from buffer index ``i_new`` (the new state),
-        ended by ``gap`` frames in a row below ``on`` (default: ``self.gap``)."""
+        ended by ``gap`` frames in a row below ``on`` (defaults: ``self.gap``, ``self.on``)."""
         gap = self.gap if gap is None else gap
+        on = self.on if on is None else on
         i_old = self._at(max(cand.frame_before, 0))
         if i_old is None or i_old >= i_new:
             return cand.t_seen
@@ -309,13 +306,13 @@ class ArrivalTimer:
             to_new, to_old = np.abs(g - r), np.abs(g - o)
             votes = to_new < to_old
             vote = float(np.mean(votes))
-            if vote < self.on and self.free is not None:
+            if vote < on and self.free is not None:
                 under = self._under_hands(self.frames[i][0])
                 if under is not None:
                     out = ~under[changed]
                     if self.free <= out.mean() < 1.0:
                         vote = float(np.mean(votes[out]))  # the pixels under a hand abstain
-            if vote < self.on and (self.gone is not None or self.decided is not None):
+            if vote < on and (self.gone is not None or self.decided is not None):
                 near_old = float(np.mean(to_old <= 18))
                 near_new = float(np.mean(to_new <= 18))
                 if near_new >= self.seen and (
@@ -323,7 +320,7 @@ class ArrivalTimer:
                         or (self.decided is not None and near_new >= self.decided * (near_new + near_old)
                             and 1.0 - near_new - near_old >= near_old)):
                     vote = 1.0
-            if vote >= self.on:
+            if vote >= on:
                 earliest, misses = i, 0
             else:
                 misses += 1

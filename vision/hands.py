@@ -216,16 +216,18 @@ class HandTracker:
                 ids[i] = tr.id
         by_id = {tr.id: tr for tr in self.tracks}
         strips = []
+        players: list[str | None] = []
         for i, b in enumerate(boxes):
             tr = by_id[int(ids[i])]
             zone = self._where(centres[i], float(max(b[2] - b[0], b[3] - b[1])))
             tr.box, tr.last_t = b, t
             tr.history.append((frame, t, b, zone, arm_players[i] if arm_players is not None else None))
-            home = tr.player() or self._nearest(centres[i])[0]
+            players.append(tr.player())
+            home = players[-1] or self._nearest(centres[i])[0]
             if home is not None and self.arm_width is not None:
                 strips.append(forearm(b, self._centres[home], self.arm_width))
         self.arms = np.asarray(strips, np.float32).reshape(-1, 4, 2)
-        self.players = [by_id[int(i)].player() for i in ids]
+        self.players = players
         return ids
 
     def _nearest(self, centre: np.ndarray) -> tuple[str | None, float]:
