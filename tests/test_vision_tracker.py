@@ -255,6 +255,32 @@ def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_th
     assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
 
 
+@pytest.mark.parametrize("blue_hand_came, loser_hand, loser", [(True, True, True), (False, True, False),
+                                                           (False, False, True)])
+def test_a_copy_back_in_its_zone_lost_a_collision_only_when_a_hand_from_that_zone_came(blue_hand_came, loser_hand,
+                                                                                       loser):
+    # red's hand carries red's AH to the pile; then blue's copy leaves blue's zone and comes
+    # back. With a hand from blue's zone over the pile meanwhile, blue lost a collision; with
+    # only red's hand seen there (blue's resting at home), blue's copy was covered where it
+    # lay (``loser_hand``)
+    s = Stream(TrackerSettings(loser_hand=loser_hand))
+    blue_ah, on_pile = ("AH", card(100, 300)), ("AH", card(500, 300))
+    home, rest = [[160, 460, 240, 540]], [[460, 600, 540, 680]]   # blue's and red's hands at home
+    s.repeat(3, RED_AH, blue_ah, hands=rest + home)
+    s.look(blue_ah, hands=rest + home)                            # red's lifted ...
+    for y in (470, 380, 300):
+        s.look(blue_ah, hands=[[460, y - 40, 540, y + 40]] + home)   # ... carried up and laid down
+    s.repeat(3, on_pile, blue_ah, hands=home)
+    if blue_hand_came:   # blue's lifted, carried to the pile and back under the hand
+        for x in (100, 220, 340, 460, 500, 380, 260):
+            s.look(on_pile, hands=[[x - 40, 260, x + 40, 340]])
+    else:                # covered where it lies, blue's hand at home
+        s.repeat(7, on_pile, hands=home)
+    s.repeat(3, on_pile, blue_ah, hands=home)
+    got = [(e["type"], e["player"]) for e in s.events]
+    assert got == ([("play", "red"), ("play", "blue"), ("take_back", "blue")] if loser else [("play", "red")])
+
+
 @pytest.mark.parametrize("flicker, blue_prob, loser", [(3, 0.8, False), (0, 0.8, True), (3, 0.99, True)])
 def test_a_zone_card_read_on_and_off_coming_back_is_no_collision_loser(flicker, blue_prob, loser):
     # as above, but blue's "AH" (read at blue_prob) had come and gone three times before: a
@@ -875,17 +901,30 @@ def _timer_with_motion(runs: list[tuple[int, int]], n: int = 40,
     return timer, quad
 
 
-@pytest.mark.parametrize("runs, landed", [
-    ([(6, 7), (13, 17), (24, 27)], 18),   # first hand leaving, second hand's card, take-back
-    ([(6, 10), (18, 21)], 11),             # the two hands overlapping, then the take-back
-    ([(6, 10), (18, 21), (36, 39)], 11),   # a hand still passing at the end is not the take-back
-    ([(6, 10)], None),                     # no take-back seen apart: cannot tell
+@pytest.mark.parametrize("runs, run_start, landed", [
+    ([(6, 7), (13, 17), (24, 27)], True, 18),   # first hand leaving, second hand's card, take-back
+    ([(6, 10), (18, 21)], True, 6),              # a hand over the pile as the first let go, then the take-back
+    ([(6, 10), (18, 21)], False, 11),            # ... read as the hands leaving without ``run_start``
+    ([(6, 10), (18, 21), (36, 39)], True, 6),    # a hand still passing at the end is not the take-back
+    ([(6, 7), (13, 17), (24, 39)], True, 6),     # ... nor a take-back run into it, with two runs before
+    ([(6, 10)], True, None),                     # no take-back seen apart: cannot tell
 ])
-def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, landed):
-    # the landing is read as the first frame without the hand (the last that changed)
+def test_second_landing_is_the_end_of_the_motion_before_the_take_back(runs, run_start, landed):
+    # the landing is read as the first frame without the hand (the last that changed); a run
+    # already going on in the first frame after the first landing, with no lull, as that frame
     timer, quad = _timer_with_motion(runs)
+    timer.run_start = run_start
     got = timer.second_landing(quad, 5 / 30, 39 / 30)
     assert (got if got is None else round(got * 30)) == landed
+
+
+def test_a_take_back_still_moving_at_the_end_counts_when_it_is_the_second_of_two_runs():
+    # the second hand brings its copy over frames 13-17; the take-back, then a hand passing,
+    # move over the pile from frame 24 to the end: that run is the take-back (``open_take_back``)
+    timer, quad = _timer_with_motion([(13, 17), (24, 39)])
+    assert round(timer.second_landing(quad, 5 / 30, 39 / 30) * 30) == 18
+    timer.open_take_back = False
+    assert timer.second_landing(quad, 5 / 30, 39 / 30) is None
 
 
 def test_a_second_landing_is_read_before_the_lull_of_the_hand_letting_go():
@@ -1187,13 +1226,16 @@ def test_a_copy_still_in_its_zone_when_the_card_landed_made_no_tie(landed_earlie
 
 
 def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None,
-                     unknown: bool = False) -> list[tuple[str, float]]:
+                     unknown: bool = False, stream: Stream | None = None,
+                     blue_back: bool = False) -> list[tuple[str, float]]:
     """Blue's and red's AH leave their zones 0.1 s apart, each carried by a hand from red's
     zone and (``from_blue``) one from blue's, to the middle, where an AH lands; else blue's
     copy is gone (an arm over it) while blue's hand rests in blue's zone in every look. Neither copy
-    comes back before the hold ends. With ``unknown``, a second hand, never seen in a zone,
-    comes over the pile with red's. Returns the ``(player, t)`` of the plays."""
-    s = Stream(settings or TrackerSettings())
+    comes back before the hold ends, unless ``blue_back``: blue's shows again where it lay
+    0.6 s after the landing. With ``unknown``, a second hand, never seen in a zone,
+    comes over the pile with red's. Returns the ``(player, t)`` of the plays (of ``stream``'s
+    events, when given: the stream to feed)."""
+    s = stream or Stream(settings or TrackerSettings())
     blue_ah = ("AH", card(100, 300))
     home = [[160, 460, 240, 540]] if not from_blue else []               # blue's hand in blue's zone
     rest = [[460, 600, 540, 680]]                                        # red's hand in red's zone
@@ -1207,8 +1249,26 @@ def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None,
     if unknown:  # a hand first seen over the shared area (in no zone) comes over the pile
         for x in (800, 670, 530):
             s.look(hands=[[460, 260, 540, 340], [x - 40, 250, x + 40, 330]] + home)
-    s.repeat(25, ("AH", card(500, 300)), hands=home)
+    if blue_back:
+        s.repeat(6, ("AH", card(500, 300)), hands=home)
+        s.repeat(19, ("AH", card(500, 300)), blue_ah, hands=home)
+    else:
+        s.repeat(25, ("AH", card(500, 300)), hands=home)
     return [(e["player"], e["t"]) for e in s.events if e["type"] == "play"]
+
+
+@pytest.mark.parametrize("from_blue, settle_lone, events", [
+    (False, True, [("play", "red")]),                                          # covered: no collision
+    (False, False, [("play", "red"), ("play", "blue"), ("take_back", "blue")]),
+    (True, True, [("play", "red"), ("play", "blue"), ("take_back", "blue")]),  # blue's hand came
+])
+def test_a_held_copy_back_in_its_zone_lost_a_collision_only_when_its_players_hand_came(from_blue, settle_lone, events):
+    # blue's copy, held with red's as a contested pair, shows again in blue's zone: blue lost
+    # the collision, unless only red's hand came to the pile and blue's stayed at home
+    # throughout (``settle_lone``): blue's copy was covered where it lay, red's play alone
+    s = Stream(TrackerSettings(settle_lone=settle_lone))
+    _pair_with_hands(from_blue, stream=s, blue_back=True)
+    assert [(e["type"], e["player"]) for e in s.events] == events
 
 
 def test_a_contested_pair_is_a_tie_only_when_both_players_hands_came_to_the_pile():

@@ -158,6 +158,21 @@ class ArrivalTimer:
             perfect eyes, plays all right with 0 / 1 / 2: 810 / 811 / 808 (2: three plays of
             two collisions read 2 to 8 frames early, where the first hand's leaving and the
             second's coming were two runs).
+        open_take_back: in :meth:`second_landing`, a run of motion still going on at
+            ``until`` is the take-back after all when it is the second of only two runs: the
+            take-back, then another hand passing (or the taker's hand still over the pile)
+            before the copy was seen back in its zone, made one long run, and the one run
+            left could not be told apart (r9337's blue 3S, a collision's loser, was missed).
+            37 rendered rounds 9324-9360 (2026-12-06, session 62): with the models, plays all
+            right level (1852; r9357's green 4H now 3.4 frames late), collisions right
+            98 -> 99 of 108; perfect eyes 1894 -> 1898 (with ``loser_hand``).
+        run_start: in :meth:`second_landing`, when the run before the take-back is already
+            going on in the first frame after the first landing (the second hand was over the
+            pile as the first let go) and shows no lull, the second copy landed with the
+            first: the first frame after it, not the run's last moving frame (the hands
+            leaving). The losers of the collisions whose copies landed 1-2 frames apart were
+            read 2.5-4 frames late. 37 rounds above (session 62): plays all right with the
+            models 1852 -> 1859, perfect eyes 1898 -> 1910, no play lost.
         cover_gap: the frames in a row below ``on`` that end the walk back of
             :meth:`covering_landing` (``gap`` for :meth:`__call__`).
     """
@@ -166,7 +181,7 @@ class ArrivalTimer:
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.05,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
                  decided: float | None = 0.75, dip: float | None = 0.85, lull: int = 1,
-                 cover_gap: int = 1) -> None:
+                 cover_gap: int = 1, open_take_back: bool = True, run_start: bool = True) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
@@ -181,6 +196,8 @@ class ArrivalTimer:
         self.dip = dip
         self.lull = int(lull)
         self.cover_gap = int(cover_gap)
+        self.open_take_back = bool(open_take_back)
+        self.run_start = bool(run_start)
 
     def push(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
@@ -384,6 +401,9 @@ class ArrivalTimer:
         (0: every run counts; 12 tuning rounds, perfect eyes: two losers' landings 4 and 5
         frames late now right, nothing else changed).
 
+        The run before the take-back read from its first frame, and a last run still going on
+        at ``until`` kept when it is the second of two: ``run_start``, ``open_take_back``.
+
         With ``taken_back=False``, ``until`` comes before the take-back (another card was laid
         on the pile first, at ``until`` or just after, and the loser's copy was pulled out from
         under it later): the landing is then read, as above, in the last run that ended by
@@ -407,7 +427,7 @@ class ArrivalTimer:
                 else:
                     runs.append((k, k + n))
             k += n
-        if runs and runs[-1][1] == len(moves):
+        if runs and runs[-1][1] == len(moves) and not (self.open_take_back and taken_back and len(runs) == 2):
             runs.pop()  # still moving at ``until``: another hand passing, not the take-back done
         if not taken_back:
             # no take-back in the window: the last run that ended is the second hand's
@@ -415,6 +435,8 @@ class ArrivalTimer:
         if len(runs) < 2:
             return None  # no take-back seen apart from the landing: cannot tell
         end = self._release(shares, *runs[-2])  # the run before the take-back: the hand letting go
+        if self.run_start and runs[-2][0] == 0 and end == runs[-2][1] - 1:
+            end = 0
         return float(self.frames[idx[end]][1])
 
     def _release(self, shares: list[float], start: int, end: int) -> int:

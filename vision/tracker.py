@@ -613,6 +613,24 @@ class TrackerSettings:
             above, the three together against none: models extra plays 31 -> 25, all right
             1814 -> 1815, points off 61 -> 55 (this one kept r9356's phantom 6D tie); perfect
             eyes extra 14 -> 11, points off 21 -> 18.
+        settle_lone: a held contested pair (both held) whose copy comes back to its zone is
+            one play, not a collision, when :meth:`RoundTracker._lone_hand` (with
+            ``lone_hand``'s window and ``lone_home``) finds only one of the two players'
+            hands came to the pile: the returning copy had been covered where it lay (a card
+            laid on it in its work pile or waste, r9361's yellow 6H; an arm) or was another
+            card misread (then it may be the lone hand's own). The lone hand's play is
+            reported alone, at the landing, with no take-back. 37 rendered rounds 9324-9360
+            (2026-12-06, session 62), with the models: extra plays 20 -> 19 (r9352's 2C),
+            nothing else changed; perfect eyes: no change. Without ``lone_home`` here: extra
+            17 but collisions right 98 -> 94 of 108 (perfect eyes 108 -> 106): the loser's
+            hand, missed or linked to another track, was not seen coming.
+        loser_hand: a copy back in its zone after another player's copy landed is taken for a
+            collision's loser (:meth:`RoundTracker._taken_back`) only when, of the hands seen
+            over the pile card since the pile's state before it, one came from that player's
+            zone or from none known (:meth:`nertz.vision.hands.HandTracker.origins`); when
+            all came from other zones, the copy was covered where it lay. No hand seen over
+            the card at all decides nothing. 37 rounds above (session 62), with the models:
+            extra plays 19 -> 18 (r9354's blue 5D), nothing else changed.
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -726,6 +744,8 @@ class TrackerSettings:
     lone_hand: tuple[int, int] | None = (10, 5)
     lone_unknown: bool = True
     lone_home: bool = True
+    settle_lone: bool = True
+    loser_hand: bool = True
     winner_margin: float = 0.004
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
@@ -1873,6 +1893,14 @@ class RoundTracker:
             left = ret.left_t if carried else ret.gone_t
             brief = (ret.back_t - h["t"] < self.settings.return_after
                      or ret.back_t - left < self.settings.min_gone)
+            lone = (self._lone_hand(h) if not brief and h["both"] and self.settings.settle_lone
+                    and self.settings.lone_hand is not None else None)
+            if lone is not None:
+                # only one of the two players' hands came to the pile (``settle_lone``): the
+                # copy back in its zone had been covered there, or was another card misread;
+                # the lone hand's play alone, at the landing, and no take-back
+                events.append(self._held_play(h, h["t"], first=lone == h["first"]))
+                return True
             if brief and (held_back or h["both"]):
                 # back too soon: only hidden, no play for it; the other copy alone was played,
                 # at the landing (already reported unless both were held)
@@ -1988,6 +2016,12 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
+                if st.loser_hand and name not in owners and not hidden:
+                    cand = ev["_cand"]
+                    came = self.hand_tracks.origins(Sighting(cand.label, 1.0, cand.quad).box,
+                                                    cand.frame_before, look.frame)
+                    if came and name not in came and None not in came:
+                        continue  # the hands over the pile since came from other zones: theirs was covered
                 if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
                 if not covered:  # (else read above: the same landing)
