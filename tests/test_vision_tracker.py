@@ -1266,7 +1266,24 @@ def test_a_held_copy_back_in_its_zone_lost_a_collision_only_when_its_players_han
     # blue's copy, held with red's as a contested pair, shows again in blue's zone: blue lost
     # the collision, unless only red's hand came to the pile and blue's stayed at home
     # throughout (``settle_lone``): blue's copy was covered where it lay, red's play alone
-    s = Stream(TrackerSettings(settle_lone=settle_lone))
+    # (``settle_unseen`` off: no arrival timer here, so no second landing is ever read)
+    s = Stream(TrackerSettings(settle_lone=settle_lone, settle_unseen=False))
+    _pair_with_hands(from_blue, stream=s, blue_back=True)
+    assert [(e["type"], e["player"]) for e in s.events] == events
+
+
+@pytest.mark.parametrize("from_blue, settle_unseen, events", [
+    (False, True, [("play", "red")]),                                          # covered: no collision
+    (False, False, [("play", "red"), ("play", "blue"), ("take_back", "blue")]),
+    (True, True, [("play", "red"), ("play", "blue"), ("take_back", "blue")]),  # blue's hand came
+])
+def test_a_held_copy_back_with_no_second_landing_lost_only_when_its_players_hand_came(from_blue, settle_unseen,
+                                                                                     events):
+    # as above (``settle_lone`` off), and the motion over the pile shows no second landing:
+    # with no hand from blue's zone over the card, blue's copy never went (``settle_unseen``);
+    # else both copies were down by the landing read
+    s = Stream(TrackerSettings(settle_lone=False, settle_unseen=settle_unseen))
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: None
     _pair_with_hands(from_blue, stream=s, blue_back=True)
     assert [(e["type"], e["player"]) for e in s.events] == events
 

@@ -631,6 +631,18 @@ class TrackerSettings:
             all came from other zones, the copy was covered where it lay. No hand seen over
             the card at all decides nothing. 37 rounds above (session 62), with the models:
             extra plays 19 -> 18 (r9354's blue 5D), nothing else changed.
+        settle_unseen: a held contested pair (both held) whose copy comes back to its zone
+            with no second landing in the motion over the pile (``second_landing`` None) is
+            one play, the other copy's, at the landing, with no take-back, when the hands seen
+            over the card since the pile's state before it all came from other zones than the
+            returning player's (:meth:`RoundTracker._hands_from_elsewhere`); otherwise
+            ``second_unseen_at_landing`` holds (both copies down by the landing read). On the
+            37 rounds above with the models (session 62), the settled pairs with no second
+            landing: 3 were one play, none of whose hands came from the returning zone (r9325's
+            7C, r9333's 3S, r9344's 6H), 1 a true collision, whose loser's hand was seen; the
+            returning player's hand unseen over the pile with a second landing read happened
+            in 2 true collisions (r9345's 2D, r9352's 9D), which is why the motion must agree.
+            Extra plays 18 -> 15, nothing else changed; perfect eyes 7 -> 5 (r9325, r9344).
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -746,6 +758,7 @@ class TrackerSettings:
     lone_home: bool = True
     settle_lone: bool = True
     loser_hand: bool = True
+    settle_unseen: bool = True
     winner_margin: float = 0.004
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
@@ -1465,6 +1478,14 @@ class RoundTracker:
         cand = ev["_cand"]
         return self.hand_tracks.came_from(name, Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, frame_to)
 
+    def _hands_from_elsewhere(self, name: str, cand: PlayCandidate, frame_to: int) -> bool:
+        """Whether hands were seen over ``cand``'s card between the pile's state before it and
+        the look of frame ``frame_to`` and all of them came from zones other than ``name``'s
+        (none of unknown origin; :meth:`nertz.vision.hands.HandTracker.origins`): no hand of
+        ``name``'s went to the pile then. False when no hand was seen over it."""
+        came = self.hand_tracks.origins(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, frame_to)
+        return bool(came) and name not in came and None not in came
+
     def where(self, s: Sighting) -> str | None:
         """``"shared"``, a zone's name, or None for a sighting's centre."""
         c, _, _ = s.pose
@@ -1912,6 +1933,12 @@ class RoundTracker:
             until = ret.back_t if self.settings.second_until_back else look.t
             t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
                   if held_back or (h["both"] and self.settings.loser_second) else None)
+            if (t2 is None and h["both"] and self.settings.settle_unseen
+                    and self._hands_from_elsewhere(name, h["cand"], look.frame)):
+                # no second landing in the motion, and the hands over the card came from other
+                # zones: the returning copy never went (covered where it lay); the other's play alone
+                events.append(self._held_play(h, h["t"], first=held_back))
+                return True
             if held_back and t2 is None and h["both"] and self.settings.second_unseen_at_landing:
                 # no second landing in the motion after the first: both copies were down by the
                 # landing read from the pixels, which is then the second copy's; the first
@@ -2016,12 +2043,9 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
-                if st.loser_hand and name not in owners and not hidden:
-                    cand = ev["_cand"]
-                    came = self.hand_tracks.origins(Sighting(cand.label, 1.0, cand.quad).box,
-                                                    cand.frame_before, look.frame)
-                    if came and name not in came and None not in came:
-                        continue  # the hands over the pile since came from other zones: theirs was covered
+                if st.loser_hand and name not in owners and not hidden and self._hands_from_elsewhere(
+                        name, ev["_cand"], look.frame):
+                    continue  # the hands over the pile since came from other zones: theirs was covered
                 if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
                 if not covered:  # (else read above: the same landing)
