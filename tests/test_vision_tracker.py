@@ -338,6 +338,21 @@ def test_no_zone_saw_it_go_the_hand_over_it_gives_a_weak_owner_and_no_hand_the_n
     assert s2.events[0]["confidence"] <= 0.2
 
 
+@pytest.mark.parametrize("open_reach, plays", [
+    (1.5, [("2H", 1), ("3H", 1)]),
+    (None, [("2H", 1), ("3H", 2), ("9C", 3)]),
+])
+def test_only_an_ace_or_a_two_opens_a_pile_a_higher_card_goes_on_the_pile_it_follows(open_reach, plays):
+    # a 2H opens a pile; a 3H lands a card width off it (beyond ``same_place``); a 9C shows
+    # far from any pile. No foundation starts with a 3 or a 9: the 3H is laid on the 2H's
+    # pile (within ``open_reach`` card widths), the 9C is no play
+    s = Stream(TrackerSettings(open_reach=open_reach))
+    s.repeat(3, ("2H", card(500, 300)))
+    s.repeat(3, ("3H", card(540, 300)))
+    s.repeat(3, ("3H", card(540, 300)), ("9C", card(800, 250)))
+    assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == plays
+
+
 def test_a_pile_seen_empty_for_long_enough_has_left_and_its_place_can_hold_a_new_pile():
     s = Stream(TrackerSettings(gone_after=0.5))
     s.repeat(2, RED_AH)
@@ -727,19 +742,22 @@ def test_a_zone_card_whose_runner_up_was_the_played_card_names_the_owner_only_wh
     assert [(e["card"], e["player"]) for e in s.events if e["type"] == "play"] == [("AH", owner)]
 
 
-def test_with_no_prior_the_reading_stands():
-    s = Stream(TrackerSettings(rules_prior=1.0))
+@pytest.mark.parametrize("open_reach, plays", [(None, ["4C"]), (1.5, [])])
+def test_with_no_prior_the_reading_stands(open_reach, plays):
+    # a 4C where no pile lies: a play on a new pile only when any card may open one
+    s = Stream(TrackerSettings(rules_prior=1.0, open_reach=open_reach))
     for _ in range(WEAK_LOOKS):
         _look_with_alts(s, ("4C", 0.45, (("AC", 0.3),), card(500, 300)))
-    assert [e["card"] for e in s.events if e["type"] == "play"] == ["4C"]
+    assert [e["card"] for e in s.events if e["type"] == "play"] == plays
 
 
 def test_the_default_prior_moves_a_close_call_only():
-    for runner_up, played in ((0.3, "AC"), (0.1, "4C")):   # 3 x 0.3 beats 0.45; 3 x 0.1 does not
+    # 3 x 0.3 beats 0.45; 3 x 0.1 does not, and a 4C opens no pile (``open_reach``)
+    for runner_up, plays in ((0.3, ["AC"]), (0.1, [])):
         s = Stream()
         for _ in range(WEAK_LOOKS):
             _look_with_alts(s, ("4C", 0.45, (("AC", runner_up),), card(500, 300)))
-        assert [e["card"] for e in s.events if e["type"] == "play"] == [played]
+        assert [e["card"] for e in s.events if e["type"] == "play"] == plays
 
 
 @pytest.mark.parametrize("change, plays", [(0.0, ["AH", "2H"]), (0.4, ["AH", "2H", "3H"])])
@@ -756,7 +774,8 @@ def test_the_prior_reads_a_card_squared_on_the_pile_when_its_place_changed(chang
     # cards laid exactly on the top (the same pose): a JC read as JS (JC close behind), then a
     # QC read as JC, the top's own name (QC close behind). Where the place changed, each is the
     # next card of the pile's suit; where it did not, the top read anew is no play at all
-    s = Stream()
+    # (the pile is opened by its TC for brevity: ``open_reach`` off)
+    s = Stream(TrackerSettings(open_reach=None))
     s.tracker.piles.changed = lambda cand: change
     pile = card(500, 300)
     for _ in range(3):
