@@ -925,24 +925,21 @@ class PileTracker:
         return next((p for p in self.piles if p.id == pile_id and p.cards), None)
 
     def _match(self, s: Sighting) -> _Pile | None:
-        c, _, w = s.pose
-        best, best_d = None, self.settings.same_place
-        for p in self.piles:
-            if p.gone:
-                continue
-            pc, _, pw = quad_pose(p.top.quad)
-            d = float(np.linalg.norm(c - pc)) / max(pw, w)
-            if d < best_d:
-                best, best_d = p, d
-        return best
+        """The pile ``s`` belongs to: the nearest (not gone) within ``same_place`` card widths."""
+        return self._nearest(s, self.settings.same_place)
 
     def _under(self, s: Sighting, reach: float) -> _Pile | None:
         """The nearest pile (not gone) whose top card ``s``'s card goes on (:func:`_next_on`),
         with its top's centre within ``reach`` card widths of ``s``'s; None if none."""
+        return self._nearest(s, reach, lambda p: s.label in _next_on(p.top.label))
+
+    def _nearest(self, s: Sighting, reach: float, accept: Callable[[_Pile], bool] | None = None) -> _Pile | None:
+        """The pile (not gone, and ``accept``-ed) whose top card's centre lies nearest ``s``'s,
+        within ``reach`` card widths (the larger of the two cards' widths); None if none."""
         c, _, w = s.pose
         best, best_d = None, reach
         for p in self.piles:
-            if p.gone or s.label not in _next_on(p.top.label):
+            if p.gone or (accept is not None and not accept(p)):
                 continue
             pc, _, pw = quad_pose(p.top.quad)
             d = float(np.linalg.norm(c - pc)) / max(pw, w)
