@@ -353,6 +353,16 @@ def test_only_an_ace_or_a_two_opens_a_pile_a_higher_card_goes_on_the_pile_it_fol
     assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == plays
 
 
+def test_a_higher_card_goes_on_the_pile_it_follows_not_the_nearest_and_not_beyond_the_reach():
+    # two piles, a 2H and a 2S; a 3H lands nearer the 2S (1.1 widths off) than the 2H (1.4
+    # widths off): it goes on the 2H. A 3S 2 card widths off the 2S is no play
+    s = Stream()
+    s.repeat(3, ("2H", card(500, 300)), ("2S", card(600, 300)))
+    s.repeat(3, ("3H", card(556, 300)))
+    s.repeat(3, ("3H", card(556, 300)), ("3S", card(680, 300)))
+    assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == [("2H", 1), ("2S", 2), ("3H", 1)]
+
+
 def test_a_pile_seen_empty_for_long_enough_has_left_and_its_place_can_hold_a_new_pile():
     s = Stream(TrackerSettings(gone_after=0.5))
     s.repeat(2, RED_AH)
@@ -1253,7 +1263,7 @@ def _pair_with_hands(from_blue: bool, settings: TrackerSettings | None = None,
     comes back before the hold ends, unless ``blue_back``: blue's shows again where it lay
     0.6 s after the landing. With ``unknown``, a second hand, never seen in a zone,
     comes over the pile with red's. Returns the ``(player, t)`` of the plays (of ``stream``'s
-    events, when given: the stream to feed)."""
+    events, when given: the stream to feed, whose own settings then hold, not ``settings``)."""
     s = stream or Stream(settings or TrackerSettings())
     blue_ah = ("AH", card(100, 300))
     home = [[160, 460, 240, 540]] if not from_blue else []               # blue's hand in blue's zone

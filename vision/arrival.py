@@ -162,17 +162,20 @@ class ArrivalTimer:
             ``until`` is the take-back after all when it is the second of only two runs: the
             take-back, then another hand passing (or the taker's hand still over the pile)
             before the copy was seen back in its zone, made one long run, and the one run
-            left could not be told apart (r9337's blue 3S, a collision's loser, was missed).
-            37 rendered rounds 9324-9360 (2026-12-06, session 62): with the models, plays all
-            right level (1852; r9357's green 4H now 3.4 frames late), collisions right
-            98 -> 99 of 108; perfect eyes 1894 -> 1898 (with ``loser_hand``).
+            left could not be told apart (r9337's blue 3S, a collision's loser, was missed:
+            the tracker's ``_second_seen`` asks :meth:`second_landing` too, whether a second
+            hand came and went at all). 37 rendered rounds 9324-9360 (2026-12-06, session
+            62): with the models, plays all right level (1852; r9357's green 4H now 3.4 frames
+            late), collisions right 98 -> 99 of 108; perfect eyes 1894 -> 1898 (with the
+            tracker's ``loser_hand``).
         run_start: in :meth:`second_landing`, when the run before the take-back is already
-            going on in the first frame after the first landing (the second hand was over the
-            pile as the first let go) and shows no lull, the second copy landed with the
-            first: the first frame after it, not the run's last moving frame (the hands
-            leaving). The losers of the collisions whose copies landed 1-2 frames apart were
-            read 2.5-4 frames late. 37 rounds above (session 62): plays all right with the
-            models 1852 -> 1859, perfect eyes 1898 -> 1910, no play lost.
+            going on in the first buffered frame after ``t_first`` (the second hand was over
+            the pile as the first let go) and :meth:`_release` finds no ``dip`` in it (its
+            answer is the run's last moving frame, the hands leaving), the second copy landed
+            with the first: the answer is that first frame. The losers of the collisions whose
+            copies landed 1-2 frames apart were read 2.5-4 frames late. 37 rounds above
+            (session 62): plays all right with the models 1852 -> 1859, perfect eyes 1898 ->
+            1910, no play lost.
         cover_gap: the frames in a row below ``on`` that end the walk back of
             :meth:`covering_landing` (``gap`` for :meth:`__call__`).
     """
@@ -389,8 +392,10 @@ class ArrivalTimer:
         frame before. Before the take-back come the first player's hand leaving and the second
         hand bringing its card, as one run when they overlap in time or as two; the landing is
         read in the run just before the take-back: the hand letting go, the frame before the
-        run's last lull (``dip``) or else its last moving frame; a run
-        still going on at ``until`` is not the take-back, which has ended by then. The
+        run's last lull (``dip``) or else its last moving frame, but, with no lull, the run's
+        first frame when it was already going on at ``t_first`` (``run_start``); a run still going on at
+        ``until`` is not the take-back, which has ended by then, unless it is the second of
+        only two (``open_take_back``). The
         second copy may lie exactly as the first, so the state after the landing need not differ
         from the state before it: motion, not the state, is read. None also when fewer than two
         runs are seen.
@@ -400,9 +405,6 @@ class ArrivalTimer:
         a few frames after, move a few per cent of them, and were read as the letting go
         (0: every run counts; 12 tuning rounds, perfect eyes: two losers' landings 4 and 5
         frames late now right, nothing else changed).
-
-        The run before the take-back read from its first frame, and a last run still going on
-        at ``until`` kept when it is the second of two: ``run_start``, ``open_take_back``.
 
         With ``taken_back=False``, ``until`` comes before the take-back (another card was laid
         on the pile first, at ``until`` or just after, and the loser's copy was pulled out from

@@ -190,7 +190,9 @@ class TrackerSettings:
             :func:`_may_open`) that lies too far from every pile for ``same_place`` belongs to
             the nearest pile whose top card it goes on, when its centre is within this many card
             widths of that top's; else it opens no pile and is no play (a card in a hand over
-            the shared area, or misread). None: any card may open a pile. 37 rendered rounds
+            the shared area, or misread; the reading is taken as it is, with no prior, and a
+            pile topped by a joker, whose identity is not known, is followed by none). None:
+            any card may open a pile. A pile's own sighting in a look comes first. 37 rendered rounds
             9324-9360 (2026-12-06, session 62), models: 5 piles had been opened by a 6, a queen
             or a king, each play on them extra; extra plays 15 -> 8 at 1.5, nothing else changed
             (r9356's QH, laid on its JH further off than ``same_place``, is still not found
@@ -628,7 +630,10 @@ class TrackerSettings:
             hands came to the pile: the returning copy had been covered where it lay (a card
             laid on it in its work pile or waste, r9361's yellow 6H; an arm) or was another
             card misread (then it may be the lone hand's own). The lone hand's play is
-            reported alone, at the landing, with no take-back. 37 rendered rounds 9324-9360
+            reported alone, at the landing, with no take-back. Not for pairs made by
+            ``hidden_contest`` (as ``lone_hand``), nor for a copy back too soon
+            (``return_after``, ``min_gone``: only hidden, handled first); nothing without
+            ``lone_hand``. 37 rendered rounds 9324-9360
             (2026-12-06, session 62), with the models: extra plays 20 -> 19 (r9352's 2C),
             nothing else changed; perfect eyes: no change. Without ``lone_home`` here: extra
             17 but collisions right 98 -> 94 of 108 (perfect eyes 108 -> 106): the loser's
@@ -641,11 +646,13 @@ class TrackerSettings:
             the card at all decides nothing. 37 rounds above (session 62), with the models:
             extra plays 19 -> 18 (r9354's blue 5D), nothing else changed.
         settle_unseen: a held contested pair (both held) whose copy comes back to its zone
-            with no second landing in the motion over the pile (``second_landing`` None) is
+            with no second landing in the motion over the pile (``second_landing`` None; read
+            when the returning copy is the one held second, or with ``loser_second``) is
             one play, the other copy's, at the landing, with no take-back, when the hands seen
             over the card since the pile's state before it all came from other zones than the
             returning player's (:meth:`RoundTracker._hands_from_elsewhere`); otherwise
-            ``second_unseen_at_landing`` holds (both copies down by the landing read). On the
+            the other rules of :meth:`RoundTracker._settle_held` hold (for the copy held second,
+            ``second_unseen_at_landing``: both copies down by the landing read). On the
             37 rounds above with the models (session 62), the settled pairs with no second
             landing: 3 were one play, none of whose hands came from the returning zone (r9325's
             7C, r9333's 3S, r9344's 6H), 1 a true collision, whose loser's hand was seen; the
@@ -928,7 +935,7 @@ class PileTracker:
         """The pile ``s`` belongs to: the nearest (not gone) within ``same_place`` card widths."""
         return self._nearest(s, self.settings.same_place)
 
-    def _under(self, s: Sighting, reach: float) -> _Pile | None:
+    def _pile_followed_by(self, s: Sighting, reach: float) -> _Pile | None:
         """The nearest pile (not gone) whose top card ``s``'s card goes on (:func:`_next_on`),
         with its top's centre within ``reach`` card widths of ``s``'s; None if none."""
         return self._nearest(s, reach, lambda p: s.label in _next_on(p.top.label))
@@ -965,6 +972,7 @@ class PileTracker:
         out: list[PlayCandidate] = []
         seen: dict[int, Sighting] = {}
         unmatched: list[Sighting] = []
+        followers: list[tuple[_Pile, Sighting]] = []  # cards that go on a pile, off its place
         # piles whose place shows a face however it is read (a card read weakly in every look
         # is still a card there: a pile leaves the area only when its place is bare)
         occupied: set[int] = set()
@@ -981,10 +989,15 @@ class PileTracker:
                     unmatched.append(opening)
                     continue
                 # no foundation starts with this card: the pile whose top it goes on, a little
-                # further off than ``same_place`` (``open_reach``), or none
-                p = self._under(s, st.open_reach)
-                if p is None:
-                    continue
+                # further off than ``same_place`` (``open_reach``), or none; read after the
+                # piles' own sightings, which it does not displace
+                p = self._pile_followed_by(s, st.open_reach)
+                if p is not None:
+                    followers.append((p, s))
+                continue
+            if p.id not in seen:
+                seen[p.id] = self._read_on(p, s, look)
+        for p, s in followers:
             if p.id not in seen:
                 seen[p.id] = self._read_on(p, s, look)
         for p in self.piles:
@@ -1950,8 +1963,8 @@ class RoundTracker:
             left = ret.left_t if carried else ret.gone_t
             brief = (ret.back_t - h["t"] < self.settings.return_after
                      or ret.back_t - left < self.settings.min_gone)
-            lone = (self._lone_hand(h) if not brief and h["both"] and self.settings.settle_lone
-                    and self.settings.lone_hand is not None else None)
+            lone = (self._lone_hand(h) if not brief and h["both"] and h["how"] == "contested"
+                    and self.settings.settle_lone and self.settings.lone_hand is not None else None)
             if lone is not None:
                 # only one of the two players' hands came to the pile (``settle_lone``): the
                 # copy back in its zone had been covered there, or was another card misread;
@@ -1970,6 +1983,7 @@ class RoundTracker:
             t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
                   if held_back or (h["both"] and self.settings.loser_second) else None)
             if (t2 is None and h["both"] and self.settings.settle_unseen
+                    and (held_back or self.settings.loser_second)
                     and self._hands_from_elsewhere(name, h["cand"], look.frame)):
                 # no second landing in the motion, and the hands over the card came from other
                 # zones: the returning copy never went (covered where it lay); the other's play alone
@@ -2079,8 +2093,7 @@ class RoundTracker:
                     continue
                 if st.one_copy and name not in owners and name in self._on_foundations(label):
                     continue  # their copy lies on another foundation: this one is another card misread
-                if st.loser_hand and name not in owners and not hidden and self._hands_from_elsewhere(
-                        name, ev["_cand"], look.frame):
+                if st.loser_hand and name not in owners and self._hands_from_elsewhere(name, ev["_cand"], look.frame):
                     continue  # the hands over the pile since came from other zones: theirs was covered
                 if name not in owners and not self._second_seen(ev["pile"], ev["t"], until):
                     continue  # no second hand came and went over the pile: the copy never left for it
