@@ -99,7 +99,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import cv2
 import numpy as np
 
-from nertz.referee.cards import Card
+from nertz.referee.cards import Card, Rank
 from nertz.referee.table import Table
 
 from .boxes import boxes_overlap, polygons_overlap
@@ -849,6 +849,11 @@ class PlayCandidate:
     frame_before: int
     prob: float
 
+    @property
+    def box(self) -> np.ndarray:
+        """``(4,)`` xyxy bounding box of ``quad`` in pixels (as :attr:`Sighting.box`)."""
+        return Sighting(self.label, self.prob, self.quad).box
+
 
 def _with_prior(s: Sighting, expected: Sequence[str], ratio: float) -> Sighting:
     """``s`` read as the likeliest of ``expected`` (cards that may legally come next) when its
@@ -901,8 +906,12 @@ def _next_on(label: str) -> tuple[str, ...]:
 def _may_open(label: str) -> bool:
     """Whether a card read as ``label`` may be the first seen on a new foundation: an ace, a
     two (laid on an ace before a look showed it), or a joker (RULES.md: a joker may start a
-    foundation as an ace)."""
-    return label[:1] in ("A", "2") or label == "JK"
+    foundation as an ace). False for a label that is no card."""
+    try:
+        c = Card.parse(label)
+    except ValueError:
+        return False
+    return c.is_joker or c.rank in (Rank.ACE, Rank.TWO)
 
 
 class PileTracker:
@@ -1525,14 +1534,14 @@ class RoundTracker:
         """Whether a hand from ``name``'s zone was over the pile card of play ``ev`` between the
         pile's state before it and the look of frame ``frame_to`` (:meth:`HandTracker.came_from`)."""
         cand = ev["_cand"]
-        return self.hand_tracks.came_from(name, Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, frame_to)
+        return self.hand_tracks.came_from(name, cand.box, cand.frame_before, frame_to)
 
     def _hands_from_elsewhere(self, name: str, cand: PlayCandidate, frame_to: int) -> bool:
         """Whether hands were seen over ``cand``'s card between the pile's state before it and
         the look of frame ``frame_to`` and all of them came from zones other than ``name``'s
         (none of unknown origin; :meth:`nertz.vision.hands.HandTracker.origins`): no hand of
         ``name``'s went to the pile then. False when no hand was seen over it."""
-        came = self.hand_tracks.origins(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, frame_to)
+        came = self.hand_tracks.origins(cand.box, cand.frame_before, frame_to)
         return bool(came) and name not in came and None not in came
 
     def where(self, s: Sighting) -> str | None:
@@ -1855,7 +1864,7 @@ class RoundTracker:
         """The hand that laid ``cand``'s card down, ``(player, confidence)`` or None
         (:meth:`nertz.vision.hands.HandTracker.owner_of` over the looks between the pile's last
         settled state, ``frame_before``, and the first look that showed the card)."""
-        return self.hand_tracks.owner_of(Sighting(cand.label, 1.0, cand.quad).box, cand.frame_before, cand.frame_seen)
+        return self.hand_tracks.owner_of(cand.box, cand.frame_before, cand.frame_seen)
 
     def _split_by_track(self, held: dict[str, Any], cand: PlayCandidate) -> bool:
         """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile,
@@ -1921,7 +1930,7 @@ class RoundTracker:
         later = [f for f in frames if f >= cand.frame_seen]
         lo = earlier[-1 - before] if len(earlier) > before else (frames[0] if frames else cand.frame_before)
         hi = later[after] if len(later) > after else (frames[-1] if frames else cand.frame_seen)
-        box = Sighting(cand.label, 1.0, cand.quad).box
+        box = cand.box
         if self.hand_tracks.origins(box, lo, hi) & ({other, None} if self.settings.lone_unknown else {other}):
             return None  # a hand from the other's zone, or of unknown origin, came over the card
         if self.settings.lone_home and not self.hand_tracks.stayed_in(other, lo, hi):
@@ -2387,7 +2396,7 @@ class RoundTracker:
     def _hand_guess(self, cand: PlayCandidate, exclude: str | set[str] | None = None) -> tuple[str, float] | None:
         """The player whose zone is nearest to the hands over the card in the looks between
         the pile's last settled state and the change (a weak guess, confidence 0.4)."""
-        box = Sighting(cand.label, 1.0, cand.quad).box
+        box = cand.box
         skip = {exclude} if isinstance(exclude, str) else (exclude or set())
         votes: dict[str, int] = {}
         for frame, hands in self.hand_tracks.looks:
