@@ -209,3 +209,17 @@ def test_settings_change_what_counts(settings, red):
     for lk in looks:
         w.push(lk)
     assert w.counts().get("red") == red
+
+
+def test_the_counts_so_far_follow_the_looks_and_do_not_locate_the_piles_early():
+    w = NertzPileWatch(TABLE)
+    w.push(look(0.0))
+    assert not w.located and w.counts_so_far() == {} and not w.located   # within the deal: not yet
+    for i in range(1, 12):
+        w.push(look(i / 10))
+    assert w.located and w.counts_so_far() == {"red": 13, "blue": 13}
+    for i in range(10):
+        w.push(look(1.2 + i / 10, red_top="7C"))
+    assert w.counts_so_far() == {"red": 12, "blue": 13} == w.counts()
+    w.played("red", "7C", 2.3)   # the top played to a foundation: gone, though still read there
+    assert w.counts_so_far()["red"] == 11

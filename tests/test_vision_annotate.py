@@ -48,3 +48,24 @@ def test_hand_boxes_are_drawn_in_the_colour_of_the_player_their_track_names():
     assert tuple(int(v) for v in img[y0 + 10, x0]) == red              # the box's left edge
     x0, y0, *_ = (int(v) for v in hand_box(1100, 60))
     assert tuple(int(v) for v in img[y0 + 10, x0]) == (160, 160, 160)  # nobody's yet: grey
+
+
+def test_each_located_nertz_pile_is_circled_in_its_players_colour_with_the_cards_left():
+    from nertz.vision.annotate import draw_overlay, player_colours
+    from nertz.vision.tracker import RoundTracker
+
+    from conftest import TWO_ZONE_TABLE as table
+    from test_nertz_pile import RED_ROW, look, watch
+
+    w = watch(*[look(i / 10) for i in range(12)])
+    blank = np.zeros((720, 1280, 3), np.uint8)
+    img = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=w)
+    red = player_colours(table)["red"]
+    x, y = RED_ROW[0]
+    r = int(round(0.6 * w.piles["red"].width))
+    assert tuple(int(v) for v in img[y, x + r]) == red                 # the circle round red's pile
+    below = img[y + r + 2:y + r + 22, x - r:x + r + 60]
+    assert (below == np.array(red, np.uint8)).all(axis=2).any()         # "Nertz 13" under it
+    plain = draw_overlay(blank, table, RoundTracker(table), None)
+    before = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=watch(look(0.0)))
+    assert (before == plain).all() and (img != plain).any()            # not located yet: nothing drawn

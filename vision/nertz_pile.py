@@ -199,6 +199,7 @@ class NertzPileWatch:
         self._last_t: float | None = None  # the last look read before the call, seconds
         self._call_t: float | None = None  # the first call, seconds
         self._moves: dict[str, list[tuple[float, str, int]]] = {}  # player -> (t, card, +1 play / -1 take-back)
+        self._shown: tuple[tuple, dict[str, int]] = ((), {})  # counts_so_far's cache: (inputs' sizes, counts)
 
     def call(self, t: float) -> None:
         """The round was called at ``t`` seconds: the piles are read for ``after_call`` seconds
@@ -298,6 +299,24 @@ class NertzPileWatch:
         if pile is None:
             return []
         return top_cards(self._tokens(player, pile), self.settings.switch_cost)
+
+    @property
+    def located(self) -> bool:
+        """Whether the piles have been located (``locate_s`` seconds of looks seen)."""
+        return self._located
+
+    def counts_so_far(self) -> dict[str, int]:
+        """:meth:`counts` as the looks, plays and take-backs seen so far give them, for display
+        during the round (the overlay): empty until the piles are located (it does not locate
+        them early, as :meth:`counts` would), and computed again only after a new reading, play,
+        take-back or look."""
+        if not self._located:
+            return {}
+        key = (tuple(len(p.readings) for p in self.piles.values()), tuple(len(m) for m in self._moves.values()),
+               self._last_t)
+        if key != self._shown[0]:
+            self._shown = (key, self.counts())
+        return self._shown[1]
 
     def counts(self) -> dict[str, int]:
         """``{player: cards left}`` for every player whose pile was located and read:
