@@ -59,7 +59,7 @@ def test_each_located_nertz_pile_is_circled_in_its_players_colour_with_the_cards
 
     w = watch(*[look(i / 10) for i in range(12)])
     blank = np.zeros((720, 1280, 3), np.uint8)
-    img = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=w)
+    img = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=w.snapshot())
     red = player_colours(table)["red"]
     x, y = RED_ROW[0]
     r = int(round(0.6 * w.piles["red"].width))
@@ -67,5 +67,5 @@ def test_each_located_nertz_pile_is_circled_in_its_players_colour_with_the_cards
     below = img[y + r + 2:y + r + 22, x - r:x + r + 60]
     assert (below == np.array(red, np.uint8)).all(axis=2).any()         # "Nertz 13" under it
     plain = draw_overlay(blank, table, RoundTracker(table), None)
-    before = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=watch(look(0.0)))
+    before = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=watch(look(0.0)).snapshot())
     assert (before == plain).all() and (img != plain).any()            # not located yet: nothing drawn

@@ -9,14 +9,13 @@ as counted so far) and the latest rulings as a banner.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
 
 from nertz.referee.table import Table
 
-from .nertz_pile import NertzPileWatch
 from .tracker import Look, RoundTracker
 
 __all__ = ["draw_overlay", "player_colours"]
@@ -57,7 +56,7 @@ def _text(img: np.ndarray, text: str, org: tuple[int, int], colour: tuple[int, i
 
 def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: Look | None,
                  messages: Sequence[dict[str, Any]] = (), t: float = 0.0,
-                 nertz_piles: NertzPileWatch | None = None) -> np.ndarray:
+                 nertz_piles: Mapping[str, tuple[np.ndarray, float, int | None]] | None = None) -> np.ndarray:
     """A copy of ``frame`` (``(H, W, 3) uint8`` BGR) with the overlay.
 
     Args:
@@ -67,10 +66,10 @@ def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: L
         messages: output lines (events and rulings dicts with ``t`` and ``message`` or
             ``type``); those of the last 4 seconds before ``t`` are shown.
         t: the frame's time, seconds.
-        nertz_piles: the Nertz piles followed (:class:`~nertz.vision.nertz_pile.NertzPileWatch`):
-            each located pile's place is circled in its player's colour with the cards left
-            counted so far (:meth:`~nertz.vision.nertz_pile.NertzPileWatch.counts_so_far`);
-            None: not drawn. Read from the thread that feeds the watch.
+        nertz_piles: the Nertz piles followed, ``{player: (place, width, left)}``
+            (:meth:`nertz.vision.nertz_pile.NertzPileWatch.snapshot`: the place ``(2,)`` and
+            the card width in pixels, the cards left counted so far or None): each place is
+            circled in its player's colour with that count; None or empty: not drawn.
     """
     img = frame.copy()
     colours = player_colours(table)
@@ -100,15 +99,12 @@ def draw_overlay(frame: np.ndarray, table: Table, tracker: RoundTracker, look: L
         cv2.polylines(img, [q], True, col, 3, cv2.LINE_AA)
         c = q.mean(axis=0).astype(int)
         _text(img, f"{pile}:{label}", (int(c[0]) - 18, int(c[1]) + 5), col, 0.55)
-    if nertz_piles is not None and nertz_piles.located:
-        left = nertz_piles.counts_so_far()
-        for name, pile in nertz_piles.piles.items():
-            col = colours.get(name, (255, 255, 255))
-            x, y = (int(round(v)) for v in pile.place)
-            cv2.circle(img, (x, y), max(int(round(0.6 * pile.width)), 4), col, 2, cv2.LINE_AA)
-            n = left.get(name)
-            _text(img, f"Nertz {'?' if n is None else n}", (x - int(0.6 * pile.width), y + int(0.6 * pile.width) + 16),
-                  col, 0.5)
+    for name, (place, width, n) in (nertz_piles or {}).items():
+        col = colours.get(name, (255, 255, 255))
+        x, y = (int(round(v)) for v in place)
+        r = max(int(round(0.6 * width)), 4)
+        cv2.circle(img, (x, y), r, col, 2, cv2.LINE_AA)
+        _text(img, f"Nertz {'?' if n is None else n}", (x - r, y + r + 16), col, 0.5)
     recent = [m for m in messages if t - 4.0 <= (m.get("t") or 0.0) <= t][-4:]
     for i, m in enumerate(recent):
         text = m.get("message") or " ".join(str(m.get(k, "")) for k in ("type", "player", "card", "pile"))

@@ -51,7 +51,7 @@ class CameraSource:
         src.close()
         if misfit:
             raise ValueError(misfit)
-        self._latest: tuple[Any, float, Any] | None = None
+        self._latest: tuple[Any, float, Any, dict] | None = None  # image, t, look, Nertz piles (snapshot)
         self._messages: list[dict[str, Any]] = []
 
     def events(self, skip: int, clock: Callable[[], float], stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -77,7 +77,7 @@ class CameraSource:
                 if stop.is_set():
                     return
                 pipe.step(frame.index, frame.t, frame.image)
-                self._latest = (frame.image, frame.t, pipe.last_look)
+                self._latest = (frame.image, frame.t, pipe.last_look, pipe.nertz_piles.snapshot())
                 while out:
                     ev = out.pop(0)
                     if index >= skip:
@@ -91,7 +91,7 @@ class CameraSource:
             return None
         from .annotate import draw_overlay
 
-        image, t, look = latest
-        img = draw_overlay(image, self.table, self._pipe.tracker, look, self._messages, t)
+        image, t, look, nertz_piles = latest
+        img = draw_overlay(image, self.table, self._pipe.tracker, look, self._messages, t, nertz_piles)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return buf.tobytes() if ok else None

@@ -318,6 +318,14 @@ class NertzPileWatch:
             self._shown = (key, self.counts())
         return self._shown[1]
 
+    def snapshot(self) -> dict[str, tuple[np.ndarray, float, int | None]]:
+        """Each located pile as the overlay draws it: ``{player: (place, width, left)}``, the
+        place a ``(2,)`` float copy in pixels, the card width in pixels and the cards left
+        counted so far (:meth:`counts_so_far`; None when not counted yet); empty until the
+        piles are located. A copy, safe to hand to another thread."""
+        left = self.counts_so_far()
+        return {name: (pile.place.copy(), float(pile.width), left.get(name)) for name, pile in self.piles.items()}
+
     def counts(self) -> dict[str, int]:
         """``{player: cards left}`` for every player whose pile was located and read:
         ``nertz_pile`` less the cards gone (:func:`cards_gone`), less one more when the last

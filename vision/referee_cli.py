@@ -243,7 +243,7 @@ def referee_command(
                 pipe.step(frame.index, frame.t, frame.image)
                 if writer is not None or show:
                     shown = draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t,
-                                         pipe.nertz_piles)
+                                         pipe.nertz_piles.snapshot())
                     if writer is not None:
                         writer.write(shown)
                     if show and _show(shown, pipe, tbl.names, frame.t):
