@@ -1857,22 +1857,34 @@ TABLE3 = Table.from_dict({
 })
 
 
-def test_three_copies_the_one_never_taken_back_was_first_before_the_credited_one():
-    # green's AH leaves first, red's and blue's together (a contested pair held for those two);
-    # blue's comes back (second), then red's: the pile's copy is green's, laid before red's
-    s = Stream()
-    s.tracker = RoundTracker(TABLE3, TrackerSettings(doubt_hold=0), second_landing=lambda quad, t_first, until: t_first + 0.3)
-    red, blue, green, pile = ("AH", card(500, 600)), ("AH", card(100, 300)), ("AH", card(1100, 300)), ("AH", card(500, 300))
+@pytest.mark.parametrize("contest_third, red_back", [(True, True), (True, False), (False, True)])
+def test_a_third_copy_that_left_with_a_contested_pair_is_the_winner_when_both_come_back(contest_third, red_back):
+    # green's ace leaves first, red's and blue's just after: all three go to pile 1, blue's
+    # and (or not) red's come back; the motion shows the losers' landing 0.3 s after the first
+    s = Stream(TrackerSettings(contest_third=contest_third))
+    s.tracker = RoundTracker(TABLE3, s.tracker.settings)
+    s.tracker.second_landing = lambda quad, t_first, until, taken_back=True: t_first + 0.3
+    red, blue, green, pile = RED_AH, ("AH", card(100, 300)), ("AH", card(1100, 300)), ("AH", card(500, 300))
     s.repeat(3, red, blue, green)
-    s.repeat(2, red, blue)             # green's ace leaves first ...
-    s.repeat(2)                        # ... then red's and blue's
-    s.repeat(8, pile)
-    s.repeat(4, pile, blue)            # blue's copy is back in blue's zone
-    s.repeat(4, pile, blue, red)       # and then red's in red's
-    plays = {e["player"]: e for e in s.events if e["type"] == "play"}
-    assert sorted(plays) == ["blue", "green", "red"]
-    assert sorted(e["player"] for e in s.events if e["type"] == "take_back") == ["blue", "red"]
-    assert plays["green"]["t"] < plays["red"]["t"] < plays["blue"]["t"]
+    s.repeat(2, red, blue)                         # green's ace leaves ...
+    s.repeat(2)                                    # ... then red's and blue's
+    s.repeat(6, pile)
+    s.repeat(3, pile, blue)                        # blue's is back
+    s.repeat(3, pile, blue, *([red] if red_back else []))
+    s.repeat(20, pile, blue, *([red] if red_back else []))
+    plays = sorted((e for e in s.events if e["type"] == "play"), key=lambda e: (e["t"], e["player"]))
+    backs = [e["player"] for e in s.events if e["type"] == "take_back"]
+    if not contest_third:   # the pair's copy credited first is timed at the landing, the winner's before it
+        assert [p["player"] for p in plays] == ["green", "red", "blue"] and backs == ["blue", "red"]
+        assert plays[1]["t"] < plays[2]["t"]
+        return
+    landing = plays[0]["t"]
+    if red_back:            # the third copy stayed: the winner, at the landing; both losers at theirs
+        assert [p["player"] for p in plays] == ["green", "blue", "red"] and backs == ["blue", "red"]
+        assert plays[1]["t"] == plays[2]["t"] == pytest.approx(landing + 0.3)
+    else:                   # red's and green's stayed: a tie, and blue's lost
+        assert [p["player"] for p in plays] == ["green", "red", "blue"] and backs == ["blue"]
+        assert plays[0]["t"] == plays[1]["t"] and plays[2]["t"] == pytest.approx(landing + 0.3)
 
 
 @pytest.mark.parametrize("keep, gone_t", [(True, 0.5), (False, 1.1)])

@@ -659,6 +659,22 @@ class TrackerSettings:
             returning player's hand unseen over the pile with a second landing read happened
             in 2 true collisions (r9345's 2D, r9352's 9D), which is why the motion must agree.
             Extra plays 18 -> 15, nothing else changed; perfect eyes 7 -> 5 (r9325, r9344).
+        contest_third: a contested pair (:meth:`RoundTracker._by_contest`) remembers a third
+            copy of the card, read surely (``zone_confirm`` looks, ``contest_prob``), that left
+            its zone within ``contest_window`` of the pair's (the three left together: a
+            three-way collision, the first to leave the likelier winner). When one of the pair's
+            copies comes back (a loser: its play timed as a held copy's, its take-back), the
+            other is not reported at the landing at once but held again against the third
+            (:meth:`RoundTracker._hold_third`): if it comes back too, it lost as well, timed at
+            the first loser's landing (the motion after that is the first take-back), and the
+            third copy's play is the winner's, at the landing; if neither comes back within
+            ``hold``, the two are a pair as any other (:meth:`RoundTracker._expired`): both at
+            the landing, a tie, unless one was still in its zone then (r9333's 6C and r9340's
+            6S: two copies tied, a third lost). Before, the pair's copy
+            was reported at the landing, and when it came back, the third copy was found as the
+            winner by :meth:`RoundTracker._taken_back` but the loser's play, already out, kept
+            the winner's time (all 9 three-way collisions of rounds 9324-9360 had a loser
+            timed 2.5 to 12 frames off). FIGURES
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -776,6 +792,7 @@ class TrackerSettings:
     settle_lone: bool = True
     loser_hand: bool = True
     settle_unseen: bool = True
+    contest_third: bool = True
     winner_margin: float = 0.004
     doubt_hold: float = 0.3
     doubt_below: float = 0.6
@@ -1511,6 +1528,7 @@ class RoundTracker:
         self._took_back: set[tuple[str, str, int]] = set()  # (player, card, pile) of the inferred take-backs
         self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
         self._contest_how = ""  # set by _contested: the rule that made the pair
+        self._contest_third: str | None = None  # set by _by_contest: a third copy that left with the pair's
         self._flight: deque[tuple[float, str, float, np.ndarray]] = deque()  # (t, card, prob, centre): ``flight_window``
         self.ended_at: float | None = None
         """When the round ended (:meth:`end`), seconds; None while it goes on."""
@@ -1670,7 +1688,12 @@ class RoundTracker:
         event(s) to ``events`` (a contested pair's second copy is held); ``scale`` multiplies
         the confidence (plays inferred rather than seen)."""
         held = next((h for h in self._held if h["card"] == cand.label and h["pile"] != cand.pile), None)
-        if held is not None:
+        if held is not None and held["how"] == "third":
+            # the third copy of a collision went to another pile: the copy that stayed alone
+            self._held.remove(held)
+            events.append(self._held_play(held, held["t"]))
+            attributed = self._attribute(cand, t)
+        elif held is not None:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
             if held["both"] and self.settings.split_by_track and self._split_by_track(held, cand):
@@ -1693,7 +1716,8 @@ class RoundTracker:
                                "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
                                "first_confidence": attributed[0][1] * scale,
                                "until": look.t + self.settings.hold, "cand": cand,
-                               "both": both, "track": self._contest_track, "how": self._contest_how})
+                               "both": both, "track": self._contest_track, "how": self._contest_how,
+                               "third": self._contest_third})
             attributed = [] if both else attributed[:1]
         for player, conf, dt in attributed:
             self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
@@ -1991,6 +2015,9 @@ class RoundTracker:
             until = ret.back_t if self.settings.second_until_back else look.t
             t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
                   if held_back or (h["both"] and self.settings.loser_second) else None)
+            if h["how"] == "third":
+                # the first loser's landing (later motion over the pile is its take-back)
+                t2 = h["t2"]
             if (t2 is None and h["both"] and self.settings.settle_unseen
                     and (held_back or self.settings.loser_second)
                     and self._hands_from_elsewhere(name, h["cand"], look.frame)):
@@ -1998,7 +2025,15 @@ class RoundTracker:
                 # zones: the returning copy never went (covered where it lay); the other's play alone
                 events.append(self._held_play(h, h["t"], first=held_back))
                 return True
-            if held_back and t2 is None and h["both"] and self.settings.second_unseen_at_landing:
+            if h.get("third") is not None and h["both"]:
+                # a third copy left with the pair's (``contest_third``): the returning copy
+                # lost, timed as a held copy is; the pile's card is the other's or the
+                # third's, held again until one of them comes back (or its hold passes: the
+                # other's alone)
+                t2 = self._after_tie(h["t"]) if t2 is None else t2
+                events.append(self._held_play(h, t2, first=not held_back))
+                self._hold_third(h, held_back, t2, look)
+            elif held_back and t2 is None and h["both"] and self.settings.second_unseen_at_landing:
                 # no second landing in the motion after the first: both copies were down by the
                 # landing read from the pixels, which is then the second copy's; the first
                 # landed just before it
@@ -2024,6 +2059,20 @@ class RoundTracker:
             events.append(self._take_back(look.t, name, label, h["pile"]))
             return True
         return False
+
+    def _hold_third(self, h: dict[str, Any], held_back: bool, t2: float, look: Look) -> None:
+        """Hold a new contested pair after one copy of the held pair ``h`` came back, when a
+        third copy left with the two (``contest_third``): the copy that stays (``h``'s first
+        when ``held_back``, else its second) and the third, credited first (it left first, so
+        it is the likelier winner), held ``hold`` seconds from ``look``. :meth:`_settle_held`
+        settles it as any pair, a loser timed at ``t2`` (seconds), the landing read for the
+        first loser (the motion over the pile after it is that loser's take-back); when its
+        hold passes with neither back, :meth:`_expired` reports it as any pair (with no hand
+        track kept: both at the landing, a tie, unless one copy was still in its zone then)."""
+        stay, conf = (h["first"], h["first_confidence"]) if held_back else (h["player"], h["confidence"])
+        self.zone_cards.use(h["third"], h["card"])
+        self._held.append(dict(h, first=h["third"], first_confidence=conf, player=stay, confidence=conf,
+                               until=look.t + self.settings.hold, track=None, how="third", third=None, t2=t2))
 
     def _settle_seen_once(self, h: dict[str, Any], look: Look, events: list[dict[str, Any]]) -> bool:
         """A held contested pair ``h`` whose hold passed: if one of its copies has been seen
@@ -2206,7 +2255,13 @@ class RoundTracker:
             name = sure[0][0] if probs[0] >= probs[1] else sure[1][0]
             self.zone_cards.use(name, ev.cand.label)
             return "vanished", [(name, 0.8 * ev.prob, 0.0)]
-        return self._contested(ev, (sure[1][0], sure[0][0]), "contested", ev.track if _sure_track(ev.track) else None)
+        ruled = self._contested(ev, (sure[1][0], sure[0][0]), "contested", ev.track if _sure_track(ev.track) else None)
+        if self.settings.contest_third:
+            third = next((f for f in sure[2:] if sure[0][1] - f[1] <= self.settings.contest_window
+                          and self.zone_cards.cards[f[0]][ev.cand.label].prob >= self.settings.contest_prob), None)
+            if third is not None:
+                self._contest_third = third[0]
+        return ruled
 
     def _contested(self, ev: _Evidence, names: tuple[str, str], how: str,
                    track: tuple[str, float] | None) -> _Ruled:
@@ -2228,6 +2283,7 @@ class RoundTracker:
             self.zone_cards.use(name, ev.cand.label)
         self._contest_track = track  # read by _report() for the held pair
         self._contest_how = how
+        self._contest_third = None  # set by _by_contest when a third copy left with the two
         return how, [(name, 0.8 * ev.prob, 0.0) for name in names]
 
     def _by_vanished(self, ev: _Evidence) -> _Ruled:
