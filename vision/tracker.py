@@ -674,7 +674,16 @@ class TrackerSettings:
             was reported at the landing, and when it came back, the third copy was found as the
             winner by :meth:`RoundTracker._taken_back` but the loser's play, already out, kept
             the winner's time (all 9 three-way collisions of rounds 9324-9360 had a loser
-            timed 2.5 to 12 frames off). FIGURES
+            timed 2.5 to 12 frames off). 37 rounds 9324-9360 rendered on session 63's machine
+            (2066 plays; with the models' looks 9 pairs had a third copy, all three-way
+            collisions or a tie and a loser):
+            plays all right with the models 1906 -> 1911, perfect eyes 1967 -> 1977; rounds
+            exact with perfect eyes 29 -> 30, with the models 20 -> 19 (r9333: its tied 6C
+            now right exposes an extra play of the same player that the missed one had
+            offset); one false third with perfect eyes (r9350's purple 6S, covered in its
+            zone: now a tie, an extra play), and a tie's winner named otherwise than the
+            truth's (r9340: collisions right 119 -> 118 with perfect eyes, the loser and the
+            scores right).
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
