@@ -1882,9 +1882,9 @@ def test_a_third_copy_that_left_with_a_contested_pair_is_the_winner_when_both_co
     if red_back:            # the third copy stayed: the winner, at the landing; both losers at theirs
         assert [p["player"] for p in plays] == ["green", "blue", "red"] and backs == ["blue", "red"]
         assert plays[1]["t"] == plays[2]["t"] == pytest.approx(landing + 0.3)
-    else:                   # red's and green's stayed: a tie, and blue's lost
-        assert [p["player"] for p in plays] == ["green", "red", "blue"] and backs == ["blue"]
-        assert plays[0]["t"] == plays[1]["t"] and plays[2]["t"] == pytest.approx(landing + 0.3)
+    else:                   # red's stayed: red's won, green's copy never came (covered where it lay)
+        assert [p["player"] for p in plays] == ["red", "blue"] and backs == ["blue"]
+        assert plays[1]["t"] == pytest.approx(landing + 0.3)
 
 
 @pytest.mark.parametrize("keep, gone_t", [(True, 0.5), (False, 1.1)])

@@ -668,22 +668,21 @@ class TrackerSettings:
             (:meth:`RoundTracker._hold_third`): if it comes back too, it lost as well, timed at
             the first loser's landing (the motion after that is the first take-back), and the
             third copy's play is the winner's, at the landing; if neither comes back within
-            ``hold``, the two are a pair as any other (:meth:`RoundTracker._expired`): both at
-            the landing, a tie, unless one was still in its zone then (r9333's 6C and r9340's
-            6S: two copies tied, a third lost). Before, the pair's copy
+            ``hold``, the pair's copy alone, at the landing (:meth:`RoundTracker._expired`).
+            Before, the pair's copy
             was reported at the landing, and when it came back, the third copy was found as the
             winner by :meth:`RoundTracker._taken_back` but the loser's play, already out, kept
             the winner's time (all 9 three-way collisions of rounds 9324-9360 had a loser
             timed 2.5 to 12 frames off). 37 rounds 9324-9360 rendered on session 63's machine
             (2066 plays; with the models' looks 9 pairs had a third copy, all three-way
             collisions or a tie and a loser):
-            plays all right with the models 1906 -> 1911, perfect eyes 1967 -> 1977; rounds
-            exact with perfect eyes 29 -> 30, with the models 20 -> 19 (r9333: its tied 6C
-            now right exposes an extra play of the same player that the missed one had
-            offset); one false third with perfect eyes (r9350's purple 6S, covered in its
-            zone: now a tie, an extra play), and a tie's winner named otherwise than the
-            truth's (r9340: collisions right 119 -> 118 with perfect eyes, the loser and the
-            scores right).
+            plays all right with the models 1906 -> 1911, perfect eyes 1967 -> 1975, nothing
+            else changed. Held out, 9383-9386: models 208 -> 209 of 221, perfect eyes 214 ->
+            215. Reporting the two at the landing (a tie) on expiry instead: two cases of two
+            copies tied and a third lost found (r9333's 6C, r9340's 6S), but two false thirds
+            (copies covered in their zones: r9350's purple 6S with perfect eyes, r9383's
+            green 9S with the models) made extra plays and wrong rulings; the held-out round
+            chose the copy alone.
         winner_margin: a collision's winner whose own landing the pixels did not give (the
             loser's copy was credited at the landing they gave and then came back,
             :meth:`RoundTracker._taken_back`; or a held pair's copies were both down by the
@@ -1927,6 +1926,8 @@ class RoundTracker:
         card (``lone_hand``: only that one) or, with ``contest_later``, only the copy that left
         its zone last."""
         st = self.settings
+        if h["how"] == "third":
+            return [self._held_play(h, h["t"])]  # the copy that stayed; the third may never have left
         track = h["track"][0] if st.contest_track and h["track"] is not None else None
         if not h["both"]:
             return [] if track == h["first"] else [self._held_play(h, h["t"])]
@@ -2076,8 +2077,8 @@ class RoundTracker:
         it is the likelier winner), held ``hold`` seconds from ``look``. :meth:`_settle_held`
         settles it as any pair, a loser timed at ``t2`` (seconds), the landing read for the
         first loser (the motion over the pile after it is that loser's take-back); when its
-        hold passes with neither back, :meth:`_expired` reports it as any pair (with no hand
-        track kept: both at the landing, a tie, unless one copy was still in its zone then)."""
+        hold passes with neither back, :meth:`_expired` reports the copy that stayed alone,
+        at the landing (the third copy may never have left for the pile)."""
         stay, conf = (h["first"], h["first_confidence"]) if held_back else (h["player"], h["confidence"])
         self.zone_cards.use(h["third"], h["card"])
         self._held.append(dict(h, first=h["third"], first_confidence=conf, player=stay, confidence=conf,
