@@ -669,14 +669,13 @@ class TrackerSettings:
             the first loser's landing (the motion after that is the first take-back), and the
             third copy's play is the winner's, at the landing; if neither comes back within
             ``hold``, the pair's copy alone, at the landing (:meth:`RoundTracker._expired`).
-            Before, the pair's copy
-            was reported at the landing, and when it came back, the third copy was found as the
-            winner by :meth:`RoundTracker._taken_back` but the loser's play, already out, kept
-            the winner's time (all 9 three-way collisions of rounds 9324-9360 had a loser
-            timed 2.5 to 12 frames off). 37 rounds 9324-9360 rendered on session 63's machine
-            (2066 plays; with the models' looks 9 pairs had a third copy, all three-way
-            collisions or a tie and a loser):
-            plays all right with the models 1906 -> 1911, perfect eyes 1967 -> 1975, nothing
+            Before, the pair's copy was reported at the landing, and when it came back, the
+            third copy was found as the winner by :meth:`RoundTracker._taken_back` but the
+            loser's play, already out, kept the winner's time (all 9 three-way collisions of
+            rounds 9324-9360 had a loser timed 2.5 to 12 frames off). 37 rounds 9324-9360
+            rendered on session 63's machine (2066 plays; with the models' looks 9 pairs had a
+            third copy, all three-way collisions or a tie and a loser): plays all right with
+            the models 1906 -> 1911, perfect eyes 1967 -> 1975, nothing
             else changed. Held out, 9383-9386: models 208 -> 209 of 221, perfect eyes 214 ->
             215. Reporting the two at the landing (a tie) on expiry instead: two cases of two
             copies tied and a third lost found (r9333's 6C, r9340's 6S), but two false thirds
