@@ -2022,11 +2022,11 @@ class RoundTracker:
             # that player was second (a collision) and took the card back: the held copy's
             # play is timed by the second landing, or the first copy's just before the other's
             until = ret.back_t if self.settings.second_until_back else look.t
-            t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
-                  if held_back or (h["both"] and self.settings.loser_second) else None)
             if h["how"] == "third":
-                # the first loser's landing (later motion over the pile is its take-back)
-                t2 = h["t2"]
+                t2 = h["t2"]  # the first loser's landing (later motion over the pile is its take-back)
+            else:
+                t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
+                      if held_back or (h["both"] and self.settings.loser_second) else None)
             if (t2 is None and h["both"] and self.settings.settle_unseen
                     and (held_back or self.settings.loser_second)
                     and self._hands_from_elsewhere(name, h["cand"], look.frame)):
@@ -2034,7 +2034,7 @@ class RoundTracker:
                 # zones: the returning copy never went (covered where it lay); the other's play alone
                 events.append(self._held_play(h, h["t"], first=held_back))
                 return True
-            if h.get("third") is not None and h["both"]:
+            if h["third"] is not None and h["both"]:
                 # a third copy left with the pair's (``contest_third``): the returning copy
                 # lost, timed as a held copy is; the pile's card is the other's or the
                 # third's, held again until one of them comes back (or its hold passes: the
