@@ -1218,6 +1218,49 @@ def test_a_pair_split_by_a_second_pile_leaves_on_the_first_the_copy_its_hand_bro
     assert sorted(_pair_split_by_a_second_pile(TrackerSettings(split_by_track=False))) == [("blue", 1), ("red", 2)]
 
 
+def _pair_split_with_a_track_to_the_second_pile(settings: TrackerSettings) -> list[tuple[str, int]]:
+    """Blue's AH leaves blue's zone first, carried by a hand from blue's zone along the
+    bottom of the shared area to (750, 420); red's leaves red's zone a look later, no hand
+    seen, and an AH shows at (500, 300) (pile 1, seen first: a contested pair held there);
+    blue's AH shows at (750, 420) 0.4 s later (pile 2; r9326's two AH, whose paths crossed).
+    Returns the plays as ``(player, pile)``."""
+    s = Stream(settings)
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.look(RED_AH, hands=[hand_box(200, 420, 80)])           # blue's ace lifted
+    s.look(("AH", card(500, 300)), hands=[hand_box(400, 420, 80)])   # red's gone: on pile 1
+    for x in (600, 700, 750):
+        s.look(("AH", card(500, 300)), hands=[hand_box(x, 420, 80)])
+    s.repeat(25, ("AH", card(500, 300)), ("AH", card(750, 420)))
+    return [(e["player"], e["pile"]) for e in s.events if e["type"] == "play"]
+
+
+def test_a_pair_split_by_a_second_pile_sends_there_the_copy_whose_hand_went_there():
+    # only the second pile's landing has a sure hand track, and it names blue, whose copy left
+    # first: blue's goes there and red's stays on the pile seen first
+    assert sorted(_pair_split_with_a_track_to_the_second_pile(TrackerSettings())) == [("blue", 2), ("red", 1)]
+
+
+def test_a_pair_split_by_a_second_pile_that_landed_first_sends_there_the_copy_that_left_first():
+    # no hand seen; pile 2's ace shows 0.3 s after pile 1's, but the frames say it landed 0.1 s
+    # before it (held up, e.g., under an arm): blue's copy, which left first, landed there
+    def arrival(cand):
+        return cand.t_seen - (0.4 if cand.pile == 2 else 0.0)
+
+    def plays(settings):
+        s = Stream(settings, arrival=arrival)
+        blue_ah = ("AH", card(100, 300))
+        s.repeat(3, RED_AH, blue_ah)
+        s.look(RED_AH)                                       # blue's ace gone (first to go)
+        s.repeat(3)                                          # red's gone too
+        s.repeat(3, ("AH", card(500, 300)))
+        s.repeat(25, ("AH", card(500, 300)), ("AH", card(750, 300)))
+        return sorted((e["player"], e["pile"]) for e in s.events if e["type"] == "play")
+
+    assert plays(TrackerSettings()) == [("blue", 2), ("red", 1)]
+    assert plays(TrackerSettings(split_by_landing=None)) == [("blue", 1), ("red", 2)]
+
+
 @pytest.mark.parametrize("looks_apart, track_gap, players", [
     (1, 0.2, ["blue", "red"]),   # the copies left 0.1 s apart: both may have reached, a tie
     (3, 0.2, ["red"]),           # 0.3 s apart: blue's was covered where it lay

@@ -552,11 +552,21 @@ class TrackerSettings:
             players laid the same card on two piles at once) leaves on the held pile the copy
             that left second, and sends the first to the other pile, when the sure hand track
             of the held pile's landing came from the second copy's zone and the other pile's
-            does not name that zone surely too (:meth:`RoundTracker._split_by_track`); False,
+            does not name that zone surely too (:meth:`RoundTracker._split`); False,
             or no such track: the copy that left first stays on the pile seen first. r9332's
             and r9336's two AH were swapped (in both the copy that left first landed second).
             17 rounds 9324-9340 (session 57, 877 plays, 8 such splits): models plays all right
-            788 -> 792, nothing else changed; perfect eyes the same either way.
+            788 -> 792, nothing else changed; perfect eyes the same either way. Since
+            session 64 a sure track over the other pile's landing counts too: naming the
+            first copy's zone, it splits the pair; naming the second's, it keeps it (r9326's
+            two AH crossed: red's carried to the far pile, yellow's to the near one; only the
+            far pile's track was sure). When the tracks say nothing, or one says "split" and
+            the other "keep", ``split_by_landing`` decides.
+        split_by_landing: with no sure hand track to split a pair as ``split_by_track`` does,
+            the copy that left its zone first goes to the pile whose card landed first when
+            the two landings are more than this many seconds apart (r9327's two 4C: blue's
+            left first and landed on pile 3 0.1 s before red's on pile 2, but pile 2 was seen
+            first); else the copy that left first stays on the pile seen first. None: never.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -789,6 +799,7 @@ class TrackerSettings:
     left_before_landing: float | None = 0.05
     seen_after_landing: float | None = 0.15
     split_by_track: bool = True
+    split_by_landing: float | None = 0.05
     left_when_carried: bool = True
     weak_change: float = 0.75
     weak_confirm: int = 5
@@ -1703,7 +1714,7 @@ class RoundTracker:
         elif held is not None:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
-            if held["both"] and self.settings.split_by_track and self._split_by_track(held, cand):
+            if held["both"] and self._split(held, cand, t):
                 # the hand that laid the held pile's card came from the second copy's zone
                 held = dict(held, first=held["player"], player=held["first"],
                             first_confidence=held["confidence"], confidence=held["first_confidence"])
@@ -1897,14 +1908,24 @@ class RoundTracker:
         settled state, ``frame_before``, and the first look that showed the card)."""
         return self.hand_tracks.owner_of(cand.box, cand.frame_before, cand.frame_seen)
 
-    def _split_by_track(self, held: dict[str, Any], cand: PlayCandidate) -> bool:
-        """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile,
-        splits the other way round (``split_by_track``): the sure hand track of the held pile's
-        landing names the copy that left second, and the new pile's does not name it surely
-        too. Otherwise the copy that left first stays on the held pile."""
-        on_held, on_new = self._track_of(held["cand"]), self._track_of(cand)
-        second = held["player"]
-        return _sure_track(on_held) and on_held[0] == second and not (_sure_track(on_new) and on_new[0] == second)
+    def _split(self, held: dict[str, Any], cand: PlayCandidate, t: float) -> bool:
+        """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile
+        (landed at ``t`` seconds), splits the other way round: the copy that left second stays
+        on the held pile and the first goes to ``cand``'s. Sure hand tracks decide
+        (``split_by_track``): the held pile's naming the second copy's zone or the other
+        pile's naming the first's says "split", the held pile's naming the first's or the
+        other's naming the second's says "keep"; when they say neither, or both, the landings'
+        order (``split_by_landing``): the copy that left first landed first. Otherwise the
+        copy that left first stays on the held pile."""
+        st = self.settings
+        if st.split_by_track:
+            on_held, on_new = self._track_of(held["cand"]), self._track_of(cand)
+            first, second = held["first"], held["player"]
+            split = (_sure_track(on_held) and on_held[0] == second) or (_sure_track(on_new) and on_new[0] == first)
+            keep = (_sure_track(on_held) and on_held[0] == first) or (_sure_track(on_new) and on_new[0] == second)
+            if split != keep:
+                return split
+        return st.split_by_landing is not None and t < held["t"] - st.split_by_landing
 
     def _held_play(self, h: dict[str, Any], t: float, first: bool = False) -> dict[str, Any]:
         """The held play of a contested pair ``h`` (its first copy's with ``first``),
