@@ -2129,3 +2129,25 @@ def test_a_card_seen_on_its_way_to_the_pile_belongs_to_the_zone_it_came_from(fli
     plays = [e for e in s.events if e["type"] == "play"]
     assert [(p["player"], p["card"]) for p in plays] == [(owner, "AH")]
     assert plays[0]["confidence"] <= 0.6
+
+
+@pytest.mark.parametrize("contest_fresh", [True, False])
+def test_a_copy_still_in_its_zone_after_the_landing_is_not_one_of_a_contested_pair(contest_fresh):
+    # red's and blue's aces leave together and land on pile 1 (a tie: neither comes back);
+    # green's zone shows an ace (a misreading of another card, say) until 0.3 s after the
+    # landing, then not, while a hand over the pile holds off its confirmation: it cannot be
+    # one of the two copies that landed
+    s = Stream(TrackerSettings(contest_fresh=contest_fresh))
+    # the frames time the landing at the first look that showed the ace, under the hand
+    s.tracker = RoundTracker(TABLE3, s.tracker.settings, arrival=lambda cand: 0.5)
+    red, blue, green, pile = RED_AH, ("AH", card(100, 300)), ("AH", card(1100, 300)), ("AH", card(500, 300))
+    s.repeat(3, red, blue, green)
+    s.repeat(2, green)                             # red's and blue's aces leave ...
+    s.repeat(3, pile, green, hands=[hand_box(500, 300)])   # ... and land, under a hand;
+    s.repeat(2, pile, hands=[hand_box(500, 300)])         # green's still seen, then not
+    s.repeat(30, pile)
+    plays = sorted(e["player"] for e in s.events if e["type"] == "play")
+    if contest_fresh:
+        assert plays == ["blue", "red"]
+    else:   # the pair was red's and green's, and green's copy was still there: red's alone
+        assert plays == ["red"]

@@ -566,7 +566,18 @@ class TrackerSettings:
             the copy that left its zone first goes to the pile whose card landed first when
             the two landings are more than this many seconds apart (r9327's two 4C: blue's
             left first and landed on pile 3 0.1 s before red's on pile 2, but pile 2 was seen
-            first); else the copy that left first stays on the pile seen first. None: never.
+            first); else the copy that left first stays on the pile seen first. With the
+            sure track over the other pile (``split_by_track``), dev rounds 9324-9360 (session
+            64, 2066 plays, 17 such splits): perfect eyes plays all right 1975 -> 1979
+            (r9326's AH, r9327's 4C), the models' unchanged (1911). None: never.
+        contest_fresh: a contested pair (:meth:`RoundTracker._by_contest`) is made only of
+            copies that had left their zones by ``seen_after_landing`` seconds after the
+            landing: a copy still seen there later is not one of the two that landed (with the
+            models, r9340's purple "JH", a misreading seen 0.17 s after blue's and red's JH
+            landed, was paired with blue's; r9353's 4D likewise). Dev rounds 9324-9360
+            (session 64, 2066 plays), models: plays all right 1911 -> 1915, collisions right
+            109 -> 112 of 122, rounds exact 20 -> 21; perfect eyes unchanged. False: every copy
+            that left within ``contest_window``.
         left_when_carried: ``min_gone`` counts a held copy's absence from its last sighting
             in the zone (:class:`Returned` ``left_t``) when it was seen carried (``moved``),
             not from the first look that missed it: a hand over its place (the player's own
@@ -800,6 +811,7 @@ class TrackerSettings:
     seen_after_landing: float | None = 0.15
     split_by_track: bool = True
     split_by_landing: float | None = 0.05
+    contest_fresh: bool = True
     left_when_carried: bool = True
     weak_change: float = 0.75
     weak_confirm: int = 5
@@ -2274,6 +2286,8 @@ class RoundTracker:
         reported at the same time (the referee's tie rule decides; both go to review). When
         one of the two copies was read under ``contest_prob``, only the other is reported."""
         sure = ev.sure
+        if self.settings.contest_fresh and self.settings.seen_after_landing is not None:
+            sure = [f for f in sure if f[1] <= ev.t + self.settings.seen_after_landing]
         if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
             return None
         probs = [self.zone_cards.cards[name][ev.cand.label].prob for name, _, _ in sure[:2]]
