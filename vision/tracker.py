@@ -553,7 +553,8 @@ class TrackerSettings:
             that left second, and sends the first to the other pile, when the sure hand track
             of the held pile's landing came from the second copy's zone and the other pile's
             does not name that zone surely too (:meth:`RoundTracker._split`); False,
-            or no such track: the copy that left first stays on the pile seen first. r9332's
+            or no such track: ``split_by_landing``, else the copy that left first stays on
+            the pile seen first. r9332's
             and r9336's two AH were swapped (in both the copy that left first landed second).
             17 rounds 9324-9340 (session 57, 877 plays, 8 such splits): models plays all right
             788 -> 792, nothing else changed; perfect eyes the same either way. Since
