@@ -55,9 +55,9 @@ def test_each_located_nertz_pile_is_circled_in_its_players_colour_with_the_cards
     from nertz.vision.tracker import RoundTracker
 
     from conftest import TWO_ZONE_TABLE as table
-    from test_nertz_pile import RED_ROW, look, watch
+    from test_nertz_pile import LOCATE_S, RED_ROW, look, watch
 
-    w = watch(*[look(i / 10) for i in range(12)])
+    w = watch(*[look(i / 10) for i in range(round(LOCATE_S * 10) + 2)])   # past the deal: located
     blank = np.zeros((720, 1280, 3), np.uint8)
     img = draw_overlay(blank, table, RoundTracker(table), None, nertz_piles=w.snapshot())
     red = player_colours(table)["red"]

@@ -75,6 +75,15 @@ class PileWatchSettings:
 
     Attributes:
         locate_s: seconds from the first look in which the dealt rows locate the Nertz piles.
+            2 since session 64 (1 before): r9385's blue Nertz pile, a face the detector did
+            not find in the first second, was taken for the first work pile beside it (the
+            pile counted 11 left for 1); once that card was played, the next one on the pile
+            was found. The located place against the true one (the row's end in the first
+            labelled frame; the models' looks), zones off by more than half a card width: 2
+            of 189 at 1 s (r9385's blue, r9356's red), none at 2 or 3 s (rounds 9324-9360 and
+            9383-9387). With the Nertz counts from the video, rounds 9324-9360 came out the
+            same (122 of 130 counts exact); held out, 9383-9390: r9385's blue 11 -> 5 (true
+            1), points off 46 -> 34, nothing else changed.
         radius: a card is the pile's top when its centre lies within this many card widths
             of the pile's place.
         left_band: cards of the dealt row within this many card widths of the leftmost one
@@ -95,7 +104,7 @@ class PileWatchSettings:
             (the earlier looks for r9326-r9333): 68 counts exact, 0.3 and 1: 67.
     """
 
-    locate_s: float = 1.0
+    locate_s: float = 2.0
     radius: float = 0.5
     left_band: float = 0.3
     min_prob: float = 0.5
@@ -218,7 +227,7 @@ class NertzPileWatch:
             self._deal_looks.append(look)
             if look.t <= self._t0 + self.settings.locate_s:
                 return
-            self._locate()  # and read the deal's looks too: a top may go within the first second
+            self._locate()  # and read the deal's looks too: a top may go within the first seconds
             return
         self._read(look)
 
