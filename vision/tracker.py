@@ -1728,7 +1728,7 @@ class RoundTracker:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
             if held["both"] and self._split(held, cand, t):
-                # the hand that laid the held pile's card came from the second copy's zone
+                # the hand tracks, or the landings' order, put the first copy on the other pile
                 held = dict(held, first=held["player"], player=held["first"],
                             first_confidence=held["confidence"], confidence=held["first_confidence"])
             if held["both"]:
@@ -2285,7 +2285,9 @@ class RoundTracker:
         """The same card left two zones at about the same time and the pile showed it only
         once it was down: which copy came first cannot be seen at this look rate, so both are
         reported at the same time (the referee's tie rule decides; both go to review). When
-        one of the two copies was read under ``contest_prob``, only the other is reported."""
+        one of the two copies was read under ``contest_prob``, only the other is reported. A
+        copy still seen in its zone well after the landing is none of the two
+        (``contest_fresh``)."""
         sure = ev.sure
         if self.settings.contest_fresh and self.settings.seen_after_landing is not None:
             sure = [f for f in sure if f[1] <= ev.t + self.settings.seen_after_landing]
