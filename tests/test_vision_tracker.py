@@ -1046,7 +1046,7 @@ def test_a_losers_copy_under_a_later_contested_card_landed_before_it():
     s.repeat(4, ("2H", card(500, 300)))                    # ... and one on the pile
     s.repeat(3, ("2H", card(500, 300)), blue_ah)           # blue's ace back
     aces = sorted(e["t"] for e in s.events if e["type"] == "play" and e["card"] == "AH")
-    twos = [h["t"] for h in s.tracker._held if h["card"] == "2H"]
+    twos = [h.t for h in s.tracker._held if h.card == "2H"]
     assert len(aces) == 2 and len(twos) == 1
     assert aces[0] < aces[1] <= twos[0] - 1 / 30 + 1e-3   # event times are rounded to 0.1 ms
 

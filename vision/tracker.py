@@ -903,6 +903,29 @@ class PlayCandidate:
         return Sighting(self.label, self.prob, self.quad).box
 
 
+@dataclass(frozen=True, eq=False)
+class _HeldPair:
+    """A contested pair held back (:meth:`RoundTracker._report`): two copies of ``card`` left
+    two zones and one landed on ``pile``; which came first is settled when one comes back to
+    its zone (:meth:`RoundTracker._settle_held`) or ``until`` passes
+    (:meth:`RoundTracker._expired`). Compared by identity."""
+
+    pile: int
+    card: str
+    player: str  # the copy credited second (held when only one copy is held)
+    first: str  # the copy credited first (its copy left its zone first)
+    t: float  # the landing, seconds
+    confidence: float  # the second copy's play's, 0..1
+    first_confidence: float
+    until: float  # the hold ends, seconds (look time)
+    cand: PlayCandidate  # the pile change that showed the card
+    both: bool  # both copies held (``hold_both``), not only the second
+    track: tuple[str, float] | None  # the sure hand track kept for the expiry (``contest_track``)
+    how: str  # the attribution rule; "third": held again against a third copy (``contest_third``)
+    third: str | None  # a third copy's player that left with the two (``contest_third``)
+    t2: float | None = None  # "third" pairs: the first loser's landing, seconds
+
+
 def _with_prior(s: Sighting, expected: Sequence[str], ratio: float) -> Sighting:
     """``s`` read as the likeliest of ``expected`` (cards that may legally come next) when its
     runner-up probability times ``ratio`` beats the reading's own probability (Bayes with a
@@ -1554,7 +1577,7 @@ class RoundTracker:
         self.pair_landing = pair_landing
         self._owner_of_pile_card: dict[tuple[int, str], list[str]] = {}
         self._plays: deque[dict[str, Any]] = deque(maxlen=32)
-        self._held: list[dict[str, Any]] = []
+        self._held: list[_HeldPair] = []
         self._doubtful: list[tuple[float, dict[str, Any]]] = []  # (until, play) held (``doubt_hold``)
         self._took_back: set[tuple[str, str, int]] = set()  # (player, card, pile) of the inferred take-backs
         self._contest_track: tuple[str, float] | None = None  # set by _by_contest: the sure hand track
@@ -1664,7 +1687,7 @@ class RoundTracker:
                 self._report(covered, t_covered, look, events, 0.7)
             self._report(cand, t, look, events)
         returned = [r for r in returned if not self._settle_held(r, look, events)]
-        for h in [h for h in self._held if look.t >= h["until"]]:
+        for h in [h for h in self._held if look.t >= h.until]:
             if self.settings.settle_seen_once and self._settle_seen_once(h, look, events):
                 continue
             self._held.remove(h)
@@ -1718,22 +1741,22 @@ class RoundTracker:
         """Attribute the new pile card ``cand``, landed at ``t`` seconds, and append its play
         event(s) to ``events`` (a contested pair's second copy is held); ``scale`` multiplies
         the confidence (plays inferred rather than seen)."""
-        held = next((h for h in self._held if h["card"] == cand.label and h["pile"] != cand.pile), None)
-        if held is not None and held["how"] == "third":
+        held = next((h for h in self._held if h.card == cand.label and h.pile != cand.pile), None)
+        if held is not None and held.how == "third":
             # the third copy of a collision went to another pile: the copy that stayed alone
             self._held.remove(held)
-            events.append(self._held_play(held, held["t"]))
+            events.append(self._held_play(held, held.t))
             attributed = self._attribute(cand, t)
         elif held is not None:
             # the held copy of a "contested pair" went to another pile: no contest after all
             self._held.remove(held)
-            if held["both"] and self._split(held, cand, t):
+            if held.both and self._split(held, cand, t):
                 # the hand tracks, or the landings' order, put the first copy on the other pile
-                held = dict(held, first=held["player"], player=held["first"],
-                            first_confidence=held["confidence"], confidence=held["first_confidence"])
-            if held["both"]:
-                events.append(self._held_play(held, held["t"], first=True))
-            attributed = [(held["player"], held["confidence"], 0.0)]
+                held = replace(held, first=held.player, player=held.first,
+                               first_confidence=held.confidence, confidence=held.first_confidence)
+            if held.both:
+                events.append(self._held_play(held, held.t, first=True))
+            attributed = [(held.player, held.confidence, 0.0)]
         else:
             attributed = self._attribute(cand, t)
         if len(attributed) == 2:
@@ -1743,12 +1766,10 @@ class RoundTracker:
             both = self.settings.hold_both
             if self.settings.pair_on is not None and self.pair_landing is not None:
                 t = min(t, self.pair_landing(cand, self.settings.pair_on))
-            self._held.append({"pile": cand.pile, "card": cand.label, "player": attributed[1][0],
-                               "first": attributed[0][0], "t": t, "confidence": attributed[1][1] * scale,
-                               "first_confidence": attributed[0][1] * scale,
-                               "until": look.t + self.settings.hold, "cand": cand,
-                               "both": both, "track": self._contest_track, "how": self._contest_how,
-                               "third": self._contest_third})
+            self._held.append(_HeldPair(cand.pile, cand.label, attributed[1][0], attributed[0][0], t,
+                                        attributed[1][1] * scale, attributed[0][1] * scale,
+                                        look.t + self.settings.hold, cand, both, self._contest_track,
+                                        self._contest_how, self._contest_third))
             attributed = [] if both else attributed[:1]
         for player, conf, dt in attributed:
             self._owner_of_pile_card.setdefault((cand.pile, cand.label), []).append(player)
@@ -1886,8 +1907,9 @@ class RoundTracker:
         p = self.piles.pile(pile)
         if p is None or self.second_landing is None:
             return None
-        later = [e["t"] for e in (*self._plays, *self._held)  # held: another contested pair's landing
-                 if e["pile"] == pile and e["card"] != label and t_first + 1e-3 < e["t"] < until]
+        landed = [(e["pile"], e["card"], e["t"]) for e in self._plays]
+        landed += [(h.pile, h.card, h.t) for h in self._held]  # another contested pair's landing
+        later = [t for p_, c, t in landed if p_ == pile and c != label and t_first + 1e-3 < t < until]
         t = None
         if later:
             before = min(later) - 1 / 30
@@ -1921,7 +1943,7 @@ class RoundTracker:
         settled state, ``frame_before``, and the first look that showed the card)."""
         return self.hand_tracks.owner_of(cand.box, cand.frame_before, cand.frame_seen)
 
-    def _split(self, held: dict[str, Any], cand: PlayCandidate, t: float) -> bool:
+    def _split(self, held: _HeldPair, cand: PlayCandidate, t: float) -> bool:
         """Whether a held contested pair ``held``, whose card ``cand`` shows on another pile
         (landed at ``t`` seconds), splits the other way round: the copy that left second stays
         on the held pile and the first goes to ``cand``'s. Sure hand tracks decide
@@ -1932,25 +1954,25 @@ class RoundTracker:
         copy that left first stays on the held pile."""
         st = self.settings
         if st.split_by_track:
-            on_held, on_new = self._track_of(held["cand"]), self._track_of(cand)
-            first, second = held["first"], held["player"]
+            on_held, on_new = self._track_of(held.cand), self._track_of(cand)
+            first, second = held.first, held.player
             split = (_sure_track(on_held) and on_held[0] == second) or (_sure_track(on_new) and on_new[0] == first)
             keep = (_sure_track(on_held) and on_held[0] == first) or (_sure_track(on_new) and on_new[0] == second)
             if split != keep:
                 return split
-        return st.split_by_landing is not None and t < held["t"] - st.split_by_landing
+        return st.split_by_landing is not None and t < held.t - st.split_by_landing
 
-    def _held_play(self, h: dict[str, Any], t: float, first: bool = False) -> dict[str, Any]:
+    def _held_play(self, h: _HeldPair, t: float, first: bool = False) -> dict[str, Any]:
         """The held play of a contested pair ``h`` (its first copy's with ``first``),
         reported at ``t`` seconds."""
-        who, conf = (h["first"], h["first_confidence"]) if first else (h["player"], h["confidence"])
-        self._owner_of_pile_card.setdefault((h["pile"], h["card"]), []).append(who)
-        ev = {"t": round(t, 4), "type": "play", "player": who, "card": h["card"],
-              "pile": h["pile"], "confidence": round(conf, 3)}
-        self._plays.append(dict(ev, _cand=h["cand"]))
+        who, conf = (h.first, h.first_confidence) if first else (h.player, h.confidence)
+        self._owner_of_pile_card.setdefault((h.pile, h.card), []).append(who)
+        ev = {"t": round(t, 4), "type": "play", "player": who, "card": h.card,
+              "pile": h.pile, "confidence": round(conf, 3)}
+        self._plays.append(dict(ev, _cand=h.cand))
         return ev
 
-    def _expired(self, h: dict[str, Any]) -> list[dict[str, Any]]:
+    def _expired(self, h: _HeldPair) -> list[dict[str, Any]]:
         """The plays of a held contested pair ``h`` whose hold passed with neither copy back:
         both, at the landing (a tie), unless a sure hand track named one of the two players
         (``contest_track``: then only that one; while the first copy is reported at once,
@@ -1959,25 +1981,25 @@ class RoundTracker:
         card (``lone_hand``: only that one) or, with ``contest_later``, only the copy that left
         its zone last."""
         st = self.settings
-        if h["how"] == "third":
-            return [self._held_play(h, h["t"])]  # the copy that stayed; the third may never have left
-        track = h["track"][0] if st.contest_track and h["track"] is not None else None
-        if not h["both"]:
-            return [] if track == h["first"] else [self._held_play(h, h["t"])]
-        if track in (h["first"], h["player"]):
-            return [self._held_play(h, h["t"], first=track == h["first"])]
+        if h.how == "third":
+            return [self._held_play(h, h.t)]  # the copy that stayed; the third may never have left
+        track = h.track[0] if st.contest_track and h.track is not None else None
+        if not h.both:
+            return [] if track == h.first else [self._held_play(h, h.t)]
+        if track in (h.first, h.player):
+            return [self._held_play(h, h.t, first=track == h.first)]
         if st.still_there > 0:
-            late = [name for name in (h["first"], h["player"]) if self._still_there(name, h["card"], h["t"])]
+            late = [name for name in (h.first, h.player) if self._still_there(name, h.card, h.t)]
             if len(late) == 1:
-                return [self._held_play(h, h["t"], first=late[0] == h["player"])]
-        lone = self._lone_hand(h) if st.lone_hand is not None and h["how"] == "contested" else None
+                return [self._held_play(h, h.t, first=late[0] == h.player)]
+        lone = self._lone_hand(h) if st.lone_hand is not None and h.how == "contested" else None
         if lone is not None:
-            return [self._held_play(h, h["t"], first=lone == h["first"])]
+            return [self._held_play(h, h.t, first=lone == h.first)]
         if st.contest_later:
-            return [self._held_play(h, h["t"])]
-        return [self._held_play(h, h["t"], first=True), self._held_play(h, h["t"])]
+            return [self._held_play(h, h.t)]
+        return [self._held_play(h, h.t, first=True), self._held_play(h, h.t)]
 
-    def _lone_hand(self, h: dict[str, Any]) -> str | None:
+    def _lone_hand(self, h: _HeldPair) -> str | None:
         """The one player of the held contested pair ``h`` whose hand laid its card down, when
         the sure hand track over the card (:meth:`_track_of`) names one of the two and no hand
         from the other's zone (nor, with ``lone_unknown``, of unknown origin) came over the
@@ -1986,11 +2008,11 @@ class RoundTracker:
         (:meth:`nertz.vision.hands.HandTracker.origins`), and (``lone_home``) the other's
         hand was seen in their zone in every look of that window; else None (a tie stays
         possible). See :class:`TrackerSettings` ``lone_hand``."""
-        cand: PlayCandidate = h["cand"]
+        cand: PlayCandidate = h.cand
         track = self._track_of(cand)
-        if not _sure_track(track) or track[0] not in (h["first"], h["player"]):
+        if not _sure_track(track) or track[0] not in (h.first, h.player):
             return None
-        other = h["player"] if track[0] == h["first"] else h["first"]
+        other = h.player if track[0] == h.first else h.first
         before, after = self.settings.lone_hand
         frames = [f for f, _ in self.hand_tracks.looks]
         earlier = [f for f in frames if f <= cand.frame_before]
@@ -2031,79 +2053,79 @@ class RoundTracker:
             return False
         gap = self.table.rules.tie_window + self.settings.winner_margin
         for h in self._held:
-            if h["card"] != label or name not in (h["player"], h["first"]):
+            if h.card != label or name not in (h.player, h.first):
                 continue
             self._held.remove(h)
-            held_back = name == h["player"]
+            held_back = name == h.player
             carried = self.settings.left_when_carried and ret.moved and ret.left_t is not None
             left = ret.left_t if carried else ret.gone_t
-            brief = (ret.back_t - h["t"] < self.settings.return_after
+            brief = (ret.back_t - h.t < self.settings.return_after
                      or ret.back_t - left < self.settings.min_gone)
-            lone = (self._lone_hand(h) if not brief and h["both"] and h["how"] == "contested"
+            lone = (self._lone_hand(h) if not brief and h.both and h.how == "contested"
                     and self.settings.settle_lone and self.settings.lone_hand is not None else None)
             if lone is not None:
                 # only one of the two players' hands came to the pile (``settle_lone``): the
                 # copy back in its zone had been covered there, or was another card misread;
                 # the lone hand's play alone, at the landing, and no take-back
-                events.append(self._held_play(h, h["t"], first=lone == h["first"]))
+                events.append(self._held_play(h, h.t, first=lone == h.first))
                 return True
-            if brief and (held_back or h["both"]):
+            if brief and (held_back or h.both):
                 # back too soon: only hidden, no play for it; the other copy alone was played,
                 # at the landing (already reported unless both were held)
-                if h["both"]:
-                    events.append(self._held_play(h, h["t"], first=held_back))
+                if h.both:
+                    events.append(self._held_play(h, h.t, first=held_back))
                 return True
             # that player was second (a collision) and took the card back: the held copy's
             # play is timed by the second landing, or the first copy's just before the other's
             until = ret.back_t if self.settings.second_until_back else look.t
-            if h["how"] == "third":
-                t2 = h["t2"]  # the first loser's landing (later motion over the pile is its take-back)
+            if h.how == "third":
+                t2 = h.t2  # the first loser's landing (later motion over the pile is its take-back)
             else:
-                t2 = (self._second_arrival(h["pile"], h["card"], h["t"], until)
-                      if held_back or (h["both"] and self.settings.loser_second) else None)
-            if (t2 is None and h["both"] and self.settings.settle_unseen
+                t2 = (self._second_arrival(h.pile, h.card, h.t, until)
+                      if held_back or (h.both and self.settings.loser_second) else None)
+            if (t2 is None and h.both and self.settings.settle_unseen
                     and (held_back or self.settings.loser_second)
-                    and self._hands_from_elsewhere(name, h["cand"], look.frame)):
+                    and self._hands_from_elsewhere(name, h.cand, look.frame)):
                 # no second landing in the motion, and the hands over the card came from other
                 # zones: the returning copy never went (covered where it lay); the other's play alone
-                events.append(self._held_play(h, h["t"], first=held_back))
+                events.append(self._held_play(h, h.t, first=held_back))
                 return True
-            if h["third"] is not None and h["both"]:
+            if h.third is not None and h.both:
                 # a third copy left with the pair's (``contest_third``): the returning copy
                 # lost, timed as a held copy is; the pile's card is the other's or the
                 # third's, held again until one of them comes back (or its hold passes: the
                 # other's alone)
-                t2 = self._after_tie(h["t"]) if t2 is None else t2
+                t2 = self._after_tie(h.t) if t2 is None else t2
                 events.append(self._held_play(h, t2, first=not held_back))
                 self._hold_third(h, held_back, t2, look)
-            elif held_back and t2 is None and h["both"] and self.settings.second_unseen_at_landing:
+            elif held_back and t2 is None and h.both and self.settings.second_unseen_at_landing:
                 # no second landing in the motion after the first: both copies were down by the
                 # landing read from the pixels, which is then the second copy's; the first
                 # landed just before it
-                events.append(self._held_play(h, h["t"] - gap, first=True))
-                events.append(self._held_play(h, h["t"]))
+                events.append(self._held_play(h, h.t - gap, first=True))
+                events.append(self._held_play(h, h.t))
             elif held_back:
-                if h["both"]:
-                    events.append(self._held_play(h, h["t"], first=True))
-                events.append(self._held_play(h, self._after_tie(h["t"]) if t2 is None else t2))
-            elif h["both"] and self.settings.loser_second and t2 is not None:
+                if h.both:
+                    events.append(self._held_play(h, h.t, first=True))
+                events.append(self._held_play(h, self._after_tie(h.t) if t2 is None else t2))
+            elif h.both and self.settings.loser_second and t2 is not None:
                 # the copy credited first came back: the other landed first (at the landing),
                 # the returning one second, timed as above (when its landing shows in the
                 # motion after the first; else both landed before the pile was read, as below)
-                events.append(self._held_play(h, h["t"]))
+                events.append(self._held_play(h, h.t))
                 events.append(self._held_play(h, t2, first=True))
             else:
-                events.append(self._held_play(h, h["t"] - gap))
-                if h["both"]:
-                    events.append(self._held_play(h, h["t"], first=True))
-            owners = self._owner_of_pile_card.get((h["pile"], label), [])
+                events.append(self._held_play(h, h.t - gap))
+                if h.both:
+                    events.append(self._held_play(h, h.t, first=True))
+            owners = self._owner_of_pile_card.get((h.pile, label), [])
             if name in owners:
                 owners.remove(name)
-            events.append(self._take_back(look.t, name, label, h["pile"]))
+            events.append(self._take_back(look.t, name, label, h.pile))
             return True
         return False
 
-    def _hold_third(self, h: dict[str, Any], held_back: bool, t2: float, look: Look) -> None:
+    def _hold_third(self, h: _HeldPair, held_back: bool, t2: float, look: Look) -> None:
         """Hold a new contested pair after one copy of the held pair ``h`` came back, when a
         third copy left with the two (``contest_third``): the copy that stays (``h``'s first
         when ``held_back``, else its second) and the third, credited first (it left first, so
@@ -2112,19 +2134,19 @@ class RoundTracker:
         first loser (the motion over the pile after it is that loser's take-back); when its
         hold passes with neither back, :meth:`_expired` reports the copy that stayed alone,
         at the landing (the third copy may never have left for the pile)."""
-        stay, conf = (h["first"], h["first_confidence"]) if held_back else (h["player"], h["confidence"])
-        self.zone_cards.use(h["third"], h["card"])
-        self._held.append(dict(h, first=h["third"], first_confidence=conf, player=stay, confidence=conf,
-                               until=look.t + self.settings.hold, track=None, how="third", third=None, t2=t2))
+        stay, conf = (h.first, h.first_confidence) if held_back else (h.player, h.confidence)
+        self.zone_cards.use(h.third, h.card)
+        self._held.append(replace(h, first=h.third, first_confidence=conf, player=stay, confidence=conf,
+                                  until=look.t + self.settings.hold, track=None, how="third", third=None, t2=t2))
 
-    def _settle_seen_once(self, h: dict[str, Any], look: Look, events: list[dict[str, Any]]) -> bool:
+    def _settle_seen_once(self, h: _HeldPair, look: Look, events: list[dict[str, Any]]) -> bool:
         """A held contested pair ``h`` whose hold passed: if one of its copies has been seen
         back in its zone in one look (clearly, ``return_prob``) though not yet in the
         ``zone_confirm`` looks that report a return (a hand over the zone again), settle it by
         that copy as :meth:`_settle_held` does (the return is then not reported again). When
         both were seen back, the one seen first. True when settled."""
-        pending = [r for r in (self.zone_cards.seen_back_once(n, h["card"], self.settings.return_prob)
-                               for n in (h["player"], h["first"])) if r is not None]
+        pending = [r for r in (self.zone_cards.seen_back_once(n, h.card, self.settings.return_prob)
+                               for n in (h.player, h.first)) if r is not None]
         if not pending:
             return False
         ret = min(pending, key=lambda r: (r.back_t, r.player))
