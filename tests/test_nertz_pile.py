@@ -17,6 +17,7 @@ from nertz.referee.table import Table
 from nertz.vision.nertz_pile import NertzPileWatch, PileWatchSettings, cards_gone, top_cards
 from nertz.vision.observe import LabelObserver
 from nertz.vision.pipeline import RefereePipeline
+from nertz.vision.referee_eval import nertz_piles_off
 from nertz.vision.tracker import Look, Sighting
 
 TABLE = TWO_ZONE_TABLE  # red's zone below the shared area, blue's on its left
@@ -244,3 +245,11 @@ def test_a_nertz_pile_card_the_detector_missed_in_the_first_second_is_located_by
     for lk in looks:
         early.push(lk)
     np.testing.assert_allclose(early.piles["blue"].place, BLUE_ROW[1])
+    # referee_eval's figure: each located pile's distance from the row's end, in card widths
+    labels = [{"frame": 0, "cards": [{"owner": n, "face_up": True, "quad": card_quad(x, y).tolist()}
+                                     for n, row in (("red", RED_ROW), ("blue", BLUE_ROW)) for x, y in row]}]
+    located = {n: (p.place, p.width) for n, p in w.piles.items()}
+    assert nertz_piles_off(located, TABLE, labels) == {"red": 0.0, "blue": 0.0}
+    located = {n: (p.place, p.width) for n, p in early.piles.items()}
+    assert nertz_piles_off(located, TABLE, labels) == {"red": 0.0, "blue": 1.75}   # 70 px, cards 40 wide
+    assert nertz_piles_off(located, TABLE, []) == {}

@@ -25,6 +25,9 @@ files) and replays them on the next run: a change to the tracker is then measure
 fraction of the time, with the same figures as a fresh run (the speed figures then time the
 replay, not the models). With the models each round also reports how often the cards seen
 were named right, look by look, by how much of each card shows (:func:`reading_accuracy`).
+Without ``--true-counts`` (the Nertz counts from the video) each round also reports how far
+each located Nertz pile lies from the true one, in card widths (:func:`nertz_piles_off`; over
+half a card, the pile followed is another).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_event_log, read_table
 from nertz.referee.round import Round
 
-__all__ = ["READING_BANDS", "TIMING_BINS", "compare", "evaluate_round", "main", "reading_accuracy"]
+__all__ = ["READING_BANDS", "TIMING_BINS", "compare", "evaluate_round", "main", "nertz_piles_off", "reading_accuracy"]
 
 
 def _plays(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -213,6 +216,44 @@ READING_BANDS = ((0.95, "whole"), (0.5, "0.5-0.95"), (0.0, "under 0.5"))
 """Bands of a card's visible share (the labels' ``visible``) for :func:`reading_accuracy`."""
 
 
+def nertz_piles_off(piles: dict[str, tuple[np.ndarray, float]], table: Any,
+                    labels: list[dict[str, Any]]) -> dict[str, float]:
+    """How far each located Nertz pile lies from the true one, in card widths.
+
+    Args:
+        piles: ``{player: (place, width)}``, the located piles
+            (:meth:`nertz.vision.nertz_pile.NertzPileWatch.snapshot`'s first two items: place
+            ``(2,)`` pixels, a card's width in pixels).
+        table: the round's :class:`~nertz.referee.table.Table` (zones, shared area).
+        labels: the round's per-frame labels (:func:`nertz.vision.observe.read_labels`); the
+            first frame's is read: the dealt rows.
+
+    Returns:
+        ``{player: distance / width}`` for the located players whose dealt row the first
+        labelled frame shows: the true place is the centre of that player's face-up card
+        farthest along the player's left (the Nertz pile, as
+        :mod:`nertz.vision.nertz_pile` finds it). Over 0.5: the pile followed is another.
+    """
+    if not labels:
+        return {}
+    shared = np.asarray(table.shared_area, np.float64).mean(axis=0)
+    out: dict[str, float] = {}
+    for player, (place, width) in piles.items():
+        zone = table.zones.get(player)
+        ups = [np.asarray(c["quad"], np.float64).mean(axis=0) for c in labels[0].get("cards", [])
+               if c.get("owner") == player and c.get("face_up")]
+        if zone is None or not ups or width <= 0:
+            continue
+        d = shared - np.asarray(zone, np.float64).mean(axis=0)
+        if not np.linalg.norm(d):
+            continue
+        d /= np.linalg.norm(d)
+        left = np.array([d[1], -d[0]])
+        true = max(ups, key=lambda c: float(c @ left))
+        out[player] = round(float(np.linalg.norm(np.asarray(place, np.float64) - true)) / width, 2)
+    return out
+
+
 def reading_accuracy(looks: dict[int, Any], labels: list[dict[str, Any]],
                      max_dist: float = 12.0, sure: float = 0.9) -> dict[str, dict[str, int]]:
     """How often the models named the cards they saw right, look by look.
@@ -359,6 +400,8 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
               if n != result_truth.get("caller") and "nertz_left" in v}
         out["nertz_by_way"] = {n: {"pile": pipe.pile_counts.get(n), "spread": pipe.spread_counts.get(n), "true": k}
                                for n, k in lt.items()}
+    located = {n: (pile.place, pile.width) for n, pile in pipe.nertz_piles.piles.items()}
+    out["nertz_piles_off"] = nertz_piles_off(located, table, labels)
     lat = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
     out["speed"] = pipe.stats.summary()
     if lat:
@@ -439,6 +482,9 @@ def main(argv: list[str] | None = None) -> int:
                 if "nertz_by_way" in res:
                     print("    Nertz cards left (pile / spread / true): " + ", ".join(
                         f"{n} {c['pile']}/{c['spread']}/{c['true']}" for n, c in res["nertz_by_way"].items()))
+                if res.get("nertz_piles_off"):
+                    print("    Nertz piles located, card widths off the true place: " + ", ".join(
+                        f"{n} {off}" for n, off in res["nertz_piles_off"].items()))
                 for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
@@ -453,6 +499,9 @@ def main(argv: list[str] | None = None) -> int:
             tot["score_error"] += res.get("score_error", 0)
             for k in ("nertz_left_counts", "nertz_left_exact", "nertz_left_within_one"):
                 tot[k] += res.get(k, 0)
+            for off in res.get("nertz_piles_off", {}).values():
+                tot["piles_located"] += 1
+                tot["piles_located_right"] += off <= 0.5
             for c in res.get("nertz_by_way", {}).values():
                 for way in ("pile", "spread"):
                     tot[f"{way}_counted"] += c[way] is not None
@@ -472,6 +521,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"TOTAL Nertz counts by way: the pile's top card exact {tot['pile_exact']} of {tot['pile_counted']} "
               f"counted, the spread exact {tot['spread_exact']} of {tot['spread_counted']} counted "
               f"({tot['nertz_left_counts']} to count)")
+    if tot["piles_located"]:
+        print(f"TOTAL Nertz piles located within half a card of the true place: {tot['piles_located_right']} "
+              f"of {tot['piles_located']}")
     if dt_frames:
         print(f"TOTAL times of the matched plays, frames late (-: early): {_format_timing(dt_frames)}")
     if readings:
