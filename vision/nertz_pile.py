@@ -66,7 +66,22 @@ from nertz.referee.table import Table
 
 from .tracker import Look, quad_pose
 
-__all__ = ["NertzPileWatch", "PileWatchSettings", "cards_gone", "top_cards"]
+__all__ = ["NertzPileWatch", "PileWatchSettings", "cards_gone", "player_left", "top_cards"]
+
+
+def player_left(table: Table, player: str) -> np.ndarray | None:
+    """``(2,)`` unit vector, image pixels: the direction of ``player``'s left, ``(d_y, -d_x)``
+    where ``d`` is the unit vector from the centre of their zone to the shared area's (module
+    docstring, "Where the pile lies"); None when the player has no zone or the two centres
+    coincide."""
+    zone = table.zones.get(player)
+    if zone is None:
+        return None
+    d = np.asarray(table.shared_area, np.float64).mean(axis=0) - np.asarray(zone, np.float64).mean(axis=0)
+    norm = float(np.linalg.norm(d))
+    if not norm:
+        return None
+    return np.array([d[1], -d[0]]) / norm
 
 
 @dataclass(frozen=True)
@@ -259,16 +274,13 @@ class NertzPileWatch:
         self._located = True
         looks, self._deal_looks = self._deal_looks, []
         deal = [lk for lk in looks if lk.t <= self._t0 + self.settings.locate_s]
-        shared = np.asarray(self.table.shared_area, np.float64).mean(axis=0)
         for player, zone in self.table.zones.items():
             poly = np.asarray(zone, np.float32)
             seen = [(c, w) for lk in deal for f in lk.faces if f.whole
                     for c, _, w in [quad_pose(f.quad)] if cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0]
-            d = shared - poly.astype(np.float64).mean(axis=0)
-            if not seen or not np.linalg.norm(d):
+            left = player_left(self.table, player)
+            if not seen or left is None:
                 continue  # no dealt row seen: this player's pile is not followed
-            d /= np.linalg.norm(d)
-            left = np.array([d[1], -d[0]])
             centres = np.array([c for c, _ in seen])
             width = float(np.median([w for _, w in seen]))
             along = centres @ left

@@ -234,21 +234,17 @@ def nertz_piles_off(piles: dict[str, tuple[np.ndarray, float]], table: Any,
         farthest along the player's left (the Nertz pile, as
         :mod:`nertz.vision.nertz_pile` finds it). Over 0.5: the pile followed is another.
     """
+    from .nertz_pile import player_left
+
     if not labels:
         return {}
-    shared = np.asarray(table.shared_area, np.float64).mean(axis=0)
     out: dict[str, float] = {}
     for player, (place, width) in piles.items():
-        zone = table.zones.get(player)
+        left = player_left(table, player)
         ups = [np.asarray(c["quad"], np.float64).mean(axis=0) for c in labels[0].get("cards", [])
                if c.get("owner") == player and c.get("face_up")]
-        if zone is None or not ups or width <= 0:
+        if left is None or not ups or width <= 0:
             continue
-        d = shared - np.asarray(zone, np.float64).mean(axis=0)
-        if not np.linalg.norm(d):
-            continue
-        d /= np.linalg.norm(d)
-        left = np.array([d[1], -d[0]])
         true = max(ups, key=lambda c: float(c @ left))
         out[player] = round(float(np.linalg.norm(np.asarray(place, np.float64) - true)) / width, 2)
     return out
