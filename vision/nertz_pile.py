@@ -117,6 +117,11 @@ class PileWatchSettings:
             pile is empty played its last card a moment before the call (r9342's green, the
             sample round's green: one look before the call); 0 and 0.1 on rounds 9324-9344
             (the earlier looks for r9326-r9333): 68 counts exact, 0.3 and 1: 67.
+        shown_every: :meth:`NertzPileWatch.counts_so_far` (the overlay's counts) is computed
+            again at most once per this many seconds of looks, and at once after a play or
+            take-back: a count is the Viterbi pass of :func:`top_cards` over every reading so
+            far, 25 ms for five players late in a round (r9340), which the service's camera
+            view and ``--out`` paid in every look (14 ms median) when it followed each reading.
     """
 
     locate_s: float = 2.0
@@ -127,6 +132,7 @@ class PileWatchSettings:
     switch_cost: float = 2.0
     empty_after: float = 0.0
     after_call: float = 1.0
+    shown_every: float = 0.5
 
 
 def top_cards(readings: list[tuple], switch_cost: float = 2.0) -> list[str]:
@@ -329,12 +335,14 @@ class NertzPileWatch:
     def counts_so_far(self) -> dict[str, int]:
         """:meth:`counts` as the looks, plays and take-backs seen so far give them, for display
         during the round (the overlay): empty until the piles are located (it does not locate
-        them early, as :meth:`counts` would), and computed again only after a new reading, play,
-        take-back or look."""
+        them early, as :meth:`counts` would), and computed again only after a play or
+        take-back, or once ``shown_every`` seconds of looks have passed (a new top shows up to
+        that much later)."""
         if not self._located:
             return {}
-        key = (tuple(len(p.readings) for p in self.piles.values()), tuple(len(m) for m in self._moves.values()),
-               self._last_t)
+        every, last = self.settings.shown_every, self._last_t  # the last look read before the call
+        key = (tuple(len(m) for m in self._moves.values()), self._call_t,
+               None if last is None else (int(last // every) if every > 0 else last))
         if key != self._shown[0]:
             self._shown = (key, self.counts())
         return self._shown[1]
