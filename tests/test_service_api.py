@@ -174,6 +174,27 @@ def test_non_json_body_is_422(tmp_path: Path) -> None:
         assert r.status_code == 422
 
 
+@pytest.mark.parametrize(
+    "path, method, body",
+    [
+        ("/api/events", "post", b'{"t": NaN, "type": "nertz_left", "player": "blue", "count": 3}'),
+        ("/api/events", "post", b'{"t": Infinity, "type": "call", "player": "blue"}'),
+        ("/api/round/audit/preview", "post", b'{"counts": {"red": 1e400}}'),
+        ("/api/round/audit/preview", "post", b'{"counts": {"red": NaN}}'),
+        ("/api/table/calibration", "put", b'{"shared_area": [[0, 0], [1e400, 1], [5, 5]]}'),
+        ("/api/round/events/1/correct", "post", b'{"action": "replace", "t": -Infinity}'),
+    ],
+)
+def test_a_nan_or_an_infinity_in_a_body_is_422_not_500(tmp_path: Path, path: str, method: str, body: bytes) -> None:
+    # Python's JSON reader takes NaN, Infinity and 1e400 (inf); the answer that names the bad
+    # value must still be JSON
+    with _client(tmp_path) as c:
+        r = c.request(method.upper(), path, content=body, headers={"content-type": "application/json"})
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"]
+        assert c.get("/api/round").json()["events"] == []
+
+
 def test_body_size_limit(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         big = {"type": "resolve", "id": "x" * 70_000}

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -122,6 +123,18 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
+def _finite(value: Any) -> Any:
+    """``value`` (decoded JSON) with every NaN or infinite float written as a string
+    (``"nan"``, ``"inf"``, ``"-inf"``), so that it can be answered as JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _needs_token(request: Request) -> bool:
     """Whether the route the request matched checks the table token (:func:`require_token`)."""
     route = request.scope.get("route")
@@ -219,7 +232,9 @@ def create_app(
         # answered 422 before the token check: a request without the token learns nothing (401)
         if _needs_token(request) and not token_ok(request):
             return JSONResponse({"detail": TOKEN_MISSING}, status_code=401)
-        return await request_validation_exception_handler(request, exc)
+        # FastAPI's own answer echoes each bad value back; a NaN or an infinity (JSON's
+        # ``NaN``, ``Infinity``, ``1e400``) cannot be written as JSON, which made it a 500
+        return JSONResponse({"detail": _finite(jsonable_encoder(exc.errors()))}, status_code=422)
 
     for module in (round_, events, match, table, review, video):
         app.include_router(module.router)
