@@ -178,6 +178,10 @@ def referee_command(
         for name in [c[0] for c in calls] + list(counts):
             if name not in tbl.names:
                 fail(f"no player {name!r} in {table} (players: {', '.join(tbl.names)})")
+        for name, n in counts.items():  # before the video, not after it (the round would be lost)
+            if n > tbl.rules.nertz_pile:
+                fail(f"--nertz-left {name}={n}: a Nertz pile holds {tbl.rules.nertz_pile} cards at most "
+                     f"(the table's rules)")
         audit_image = audit_result = None
         if audit_photo is not None:
             import cv2
