@@ -49,6 +49,42 @@ def test_the_camera_source_feeds_the_live_referee_and_shows_the_annotated_frame(
         live.stop()
 
 
+def _wait_for(live: LiveReferee, done, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not done():
+        time.sleep(0.2)
+
+
+def test_after_a_call_the_camera_counts_the_nertz_cards_left_as_nertz_referee_does(clip, tmp_path):
+    # the page posts red's call at 1 s and blue's count; the camera counts green's Nertz
+    # cards left (blue's was given) the way `nertz referee` counts them on the same frames,
+    # and the round is no longer scored as "no count, 0 left"
+    from nertz.vision.observe import referee_observer
+    from nertz.vision.pipeline import RefereePipeline
+    from nertz.vision.sources import open_source
+
+    cli = RefereePipeline(table(), referee_observer(table()), calls=[("red", 1.0)], nertz_left={"blue": 5})
+    with open_source(str(clip)) as frames:
+        cli.run((f.index, f.t, f.image) for f in frames)
+    assert set(cli.video_counts) == {"green"}
+
+    src = CameraSource(str(clip), table(), speed=50.0)
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), src)
+    live.start()
+    try:
+        live.push_event({"type": "call", "player": "red", "t": 1.0}, origin="api")
+        live.push_event({"type": "nertz_left", "player": "blue", "count": 5}, origin="api")
+        counted = lambda: [se.event for se in live.current.events
+                           if se.origin == "source:camera" and se.event["type"] == "nertz_left"]
+        _wait_for(live, counted)
+        assert [(e["player"], e["count"]) for e in counted()] == [("green", cli.video_counts["green"])]
+        players = live.scored_result()["players"]
+        assert players["blue"]["nertz_left"] == 5 and players["green"]["nertz_left"] == cli.video_counts["green"]
+        assert not [r for r in live.round.rulings if r.kind == "no_count"]
+    finally:
+        live.stop()
+
+
 def test_a_camera_source_that_cannot_be_opened_is_a_clear_error(tmp_path):
     with pytest.raises(NertzError, match="nothing.mp4"):
         CameraSource(str(tmp_path / "nothing.mp4"), table())

@@ -6,11 +6,17 @@
 vision pipeline on them (:class:`nertz.vision.pipeline.RefereePipeline`) and yields the play and
 take-back events the tracker reports; the live referee rules them (and turns low-confidence
 plays into review items). ``frame()`` gives the latest frame with the overlay, as JPEG, for
-the page's camera view. Calls, Nertz counts and the end of the round come from the page.
+the page's camera view. Calls, Nertz counts and the end of the round come from the page; the
+live referee passes them on (:meth:`CameraSource.heard`), and after a call the camera counts
+the Nertz cards left of the players nobody gave a count for, as ``nertz referee`` does (from
+each Nertz pile's top card, checked against the spread after the call), and reports them as
+``nertz_left`` events once the spread's frames are in (about 8 s after the call, then the
+count itself, roughly 15-25 s on 2 cores), or when the source ends.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -53,10 +59,29 @@ class CameraSource:
             raise ValueError(misfit)
         self._latest: tuple[Any, float, Any, dict] | None = None  # image, t, look, Nertz piles (snapshot)
         self._messages: list[dict[str, Any]] = []
+        self._heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+
+    def new_round(self, events: list[dict[str, Any]]) -> None:
+        """A round starts (or resumes) with these events from outside the camera (the page's):
+        what the next :meth:`events` run hears first (see :meth:`heard`); called by the live
+        referee before that run starts."""
+        heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._heard = heard
+        for ev in events:
+            self.heard(ev)
+
+    def heard(self, event: dict[str, Any]) -> None:
+        """An event of the current round that did not come from the camera (a contract event
+        dict, validated by the live referee): a ``call`` is passed to the pipeline at its
+        ``t`` (seconds, the round clock; at once if the camera is past it), which starts the
+        Nertz count; a ``nertz_left`` is a count the camera need not make. Thread-safe."""
+        if event.get("type") in ("call", "nertz_left") and event.get("player"):
+            self._heard.put(dict(event))
 
     def events(self, skip: int, clock: Callable[[], float], stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
         """Run the pipeline until the source ends or ``stop`` is set; yield ``(index, event)``
-        for each play and take-back (the first ``skip`` are dropped: already stored)."""
+        for each play and take-back, and after a call the ``nertz_left`` counts (module
+        docstring); the first ``skip`` are dropped: already stored."""
         from .observe import referee_observer
         from .pipeline import RefereePipeline
         from .sources import open_source
@@ -69,6 +94,28 @@ class CameraSource:
                 out.append(m)
 
         index = 0
+        heard = self._heard  # this run's (new_round gives the next run its own)
+        calls: list[tuple[str, float]] = []
+        given: set[str] = set()
+
+        def hear(t_now: float) -> None:
+            while True:
+                try:
+                    ev = heard.get_nowait()
+                except queue.Empty:
+                    break
+                if ev["type"] == "nertz_left":
+                    given.add(ev["player"])
+                else:
+                    calls.append((ev["player"], float(ev.get("t") or 0.0)))
+            for call in [c for c in calls if c[1] <= t_now]:
+                calls.remove(call)
+                pipe.call(call[0], max(call[1], pipe.stats.media_s))
+
+        def counted(t: float) -> list[dict[str, Any]]:
+            return [{"t": round(t, 4), "type": "nertz_left", "player": name, "count": int(n)}
+                    for name, n in pipe.count_nertz_left(given).items()]
+
         with open_source(self.spec, realtime=True, speed=self.speed) as src:
             pipe = RefereePipeline(self.table, referee_observer(self.table), stride=self.stride,
                                    fps=src.fps or 30.0, on_message=collect)
@@ -76,13 +123,23 @@ class CameraSource:
             for frame in src:
                 if stop.is_set():
                     return
+                hear(frame.t)
                 pipe.step(frame.index, frame.t, frame.image)
                 self._latest = (frame.image, frame.t, pipe.last_look, pipe.nertz_piles.snapshot())
+                if pipe.counts_due:
+                    out.extend(counted(frame.t))
                 while out:
                     ev = out.pop(0)
                     if index >= skip:
                         yield index, {k: v for k, v in ev.items() if not k.startswith("_")}
                     index += 1
+            if stop.is_set():
+                return
+            hear(float("inf"))  # the source has ended: a call heard for a later time is now
+            for ev in counted(pipe.stats.media_s):
+                if index >= skip:
+                    yield index, ev
+                index += 1
 
     def frame(self) -> bytes | None:
         """The latest frame with the referee's overlay, JPEG bytes (None before the first)."""

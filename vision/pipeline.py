@@ -288,6 +288,27 @@ class RefereePipeline:
         self._report_rulings()
         return self.round.result.to_json()
 
+    @property
+    def counts_due(self) -> bool:
+        """True once the frames the Nertz counts need are in and the counts are not yet taken:
+        the media time has reached the end of the spread's window after the first call
+        (:data:`SPREAD_AFTER_S` plus 6 s), with ``counts_from_video``. A live source, which
+        has no end, counts then (:meth:`count_nertz_left`)."""
+        if not self.counts_from_video or self._call is None or self._spreads_counted:
+            return False
+        window_end = self._call[1] + SPREAD_AFTER_S + _KEEP_AFTER * _KEEP_EVERY_S
+        return len(self._spreads) >= _KEEP_AFTER or self.stats.media_s >= window_end - _TIME_EPS
+
+    def count_nertz_left(self, given: Iterable[str] = ()) -> dict[str, int]:
+        """The Nertz cards left (``{player: cards}``), counted from the video as :meth:`finish`
+        counts them (see ``counts_from_video``), of the players other than the caller whose
+        count is neither in ``given`` (names) nor already pushed; for a live source (the
+        service's camera), which cannot wait for the end. Pushes nothing (the counts are the
+        caller's to push). Counts once: empty before the first call and after the counts
+        were taken (here or by :meth:`finish`). Auditing the kept spread frames takes roughly
+        15-25 s on 2 cores."""
+        return self._counted_from_video({name: 0 for name in given}, self.stats.media_s)
+
     def _counted_from_video(self, given: dict[str, int], end_t: float) -> dict[str, int]:
         """The Nertz cards left of the players (the caller aside) whose count is neither in
         ``given`` nor already pushed, from the video (see ``counts_from_video``): the pile's

@@ -411,6 +411,9 @@ class LiveReferee:
             entry = self.store.append("event", data, match=self.match_no, round=rd.number, origin=origin, jpeg=jpeg)
             rd.events.append(StoredEvent(entry.seq, origin, ev, index))
             self._round = game
+            heard = getattr(self.source, "heard", None)
+            if heard is not None and not origin.startswith("source:"):
+                heard(ev)  # the camera counts the Nertz cards left after a call nobody gave
             self._emit({"type": "event", "seq": entry.seq, "origin": origin, "event": ev})
             self._announce_changes()
             return {"seq": entry.seq, "event": ev}
@@ -802,6 +805,12 @@ class LiveReferee:
     def _feed(self, number: int, skip: int, stop: threading.Event) -> None:
         assert self.source is not None
         origin = f"source:{self.source.name}"
+        new_round = getattr(self.source, "new_round", None)
+        if new_round is not None:
+            with self._lock:  # what the page said in this round so far (a call, counts), once
+                if stop.is_set() or self.current.number != number:
+                    return
+                new_round([se.event for se in self.current.events if not se.origin.startswith("source:")])
         for index, event in self.source.events(skip, self.clock, stop):
             with self._lock:
                 if stop.is_set() or self.current.number != number or self.current.closed:

@@ -39,6 +39,11 @@ __all__ = ["Source", "LogReplaySource", "placeholder_jpeg"]
 class Source(Protocol):
     """What the live referee needs from a source of events.
 
+    A source may also have ``new_round(events)`` and ``heard(event)``: the live referee then
+    gives it, before each run of :meth:`events`, the round's events so far that came from
+    elsewhere (the page), and then each such event as it is pushed (the camera counts the
+    Nertz cards left after a call: :class:`nertz.vision.camera_source.CameraSource`).
+
     Attributes:
         name: a short name, stored as the origin of its events (``"log-replay"``).
         speed: how many source seconds pass per wall-clock second (1 for a camera).
