@@ -78,6 +78,19 @@ def test_unreadable_image_is_a_clear_error(tmp_path):
         load_image(tmp_path)
 
 
+@pytest.mark.parametrize("ext", [".png", ".bmp"])
+def test_an_image_over_40_megapixels_is_refused_with_its_size(tmp_path, ext):
+    # a blank 8000 x 6000 photo kept `nertz audit` busy for minutes: refused from its header
+    # (Pillow reads PNG's and BMP's) before it is decoded; a 12 MP phone photo is read
+    big = tmp_path / f"big{ext}"
+    cv2.imwrite(str(big), np.zeros((6000, 7000, 3), np.uint8))
+    with pytest.raises(ImageError, match="7000x6000 pixels is too large"):
+        load_image(big)
+    ok = tmp_path / "phone.jpg"
+    cv2.imwrite(str(ok), np.zeros((3000, 4000, 3), np.uint8))  # 12 MP
+    assert load_image(ok).shape == (3000, 4000, 3)
+
+
 # --- decoding ---------------------------------------------------------------------------------
 def test_letterbox_and_decode_map_boxes_back_to_the_image():
     img = np.zeros((720, 1280, 3), np.uint8)

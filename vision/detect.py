@@ -153,22 +153,55 @@ class ModelError(NertzError):
     """A model file that is missing or cannot be loaded."""
 
 
+MAX_IMAGE_PIXELS = 40_000_000
+"""The largest image file read, pixels (width x height; as the service's photos): a 12 MP phone
+photo is read, a larger one refused before it is decoded where its header says its size."""
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read an image file as ``(H, W, 3) uint8`` BGR.
 
     Raises:
-        ImageError: the file is missing or is not an image OpenCV can decode.
+        ImageError: the file is missing, is not an image OpenCV can decode, or is larger than
+            :data:`MAX_IMAGE_PIXELS` (judged from its header, read by Pillow, before it is
+            decoded, where Pillow knows the format).
     """
     p = Path(path)
     if p.is_dir():
         raise ImageError(f"{path}: a folder, not an image (give its image files, e.g. {p / '*.jpg'})")
     if not p.is_file():
         raise ImageError(f"{path}: no such image file")
+    _check_size(path, _declared_size(p))
     data = np.fromfile(str(p), np.uint8)
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise ImageError(f"{path}: not an image OpenCV can read")
+    _check_size(path, (img.shape[1], img.shape[0]))
     return img
+
+
+def _declared_size(path: Path) -> tuple[int, int] | None:
+    """``(width, height)`` pixels from the file's header (Pillow decodes nothing until asked);
+    None when Pillow cannot tell."""
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():  # the size is judged by the caller, against our own limit
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                return int(im.size[0]), int(im.size[1])
+    except Image.DecompressionBombError:  # over twice Pillow's own limit (about 179 MP)
+        return (MAX_IMAGE_PIXELS + 1, 1)
+    except Exception:  # noqa: BLE001 - any format Pillow cannot read is left to OpenCV
+        return None
+
+
+def _check_size(path: str | Path, size: tuple[int, int] | None) -> None:
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise ImageError(f"{path}: {size[0]}x{size[1]} pixels is too large to read (at most "
+                         f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels): scale it down first")
 
 
 def save_image(path: str | Path, image: np.ndarray) -> None:
