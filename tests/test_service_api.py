@@ -46,6 +46,7 @@ def test_get_round_starts_empty(tmp_path: Path) -> None:
     assert [p["name"] for p in body["players"]] == ["red", "blue", "green"]
     assert all(p["score"] == 0 and p["total"] == 0 for p in body["players"])
     assert body["piles"] == [] and body["events"] == []
+    assert body["source_ended"] is False  # no source at all: nothing has ended
 
 
 def test_posted_plays_are_ruled_and_a_call_ends_the_round(tmp_path: Path) -> None:
@@ -136,7 +137,10 @@ def test_sample_replay_source_scores_the_example_round(tmp_path: Path) -> None:
         deadline = time.monotonic() + 20
         while len(c.get("/api/round").json()["events"]) < 45 and time.monotonic() < deadline:
             time.sleep(0.05)
+        while not c.get("/api/round").json()["source_ended"] and time.monotonic() < deadline:
+            time.sleep(0.05)  # the page says so once the log has played to its end
         body = c.get("/api/round").json()
+    assert body["source_ended"]
     expected = LogReplaySource(EXAMPLE / "events.jsonl").contract_events
     assert len(expected) == 45  # 46 lines less the ruling line
     assert [e["event"] for e in body["events"]] == expected  # in log order, none twice

@@ -767,6 +767,7 @@ class LiveReferee:
     # -- the source thread ---------------------------------------------------------------
 
     _running = False
+    _source_ended: tuple[int, int] | None = None  # (match, round) whose source has ended
 
     def start(self) -> None:
         """Start feeding the current round from the source (no-op without one)."""
@@ -819,6 +820,16 @@ class LiveReferee:
                     self.push_event(event, origin=origin, index=index)
                 except NertzError as exc:
                     self._emit({"type": "source_error", "index": index, "message": str(exc)})
+        with self._lock:
+            if not stop.is_set() and self.current.number == number:
+                self._source_ended = (self.match_no, number)
+                self._emit({"type": "source_end", "source": self.source.name})
+
+    @property
+    def source_ended(self) -> bool:
+        """Whether the source has ended in the current round (a video or event log played to
+        its end, a camera that could not be reopened): nothing more will come from it."""
+        return self.source is not None and self._source_ended == (self.match_no, self.current.number)
 
     def frame(self) -> bytes | None:
         """The source's latest JPEG frame, or ``None``."""

@@ -348,6 +348,8 @@ class RoundOut(BaseModel):
     clock: float = Field(description="the round clock, source seconds")
     speed: float = Field(description="source seconds per wall-clock second (1 for a camera)")
     source: str | None
+    source_ended: bool = Field(False, description="the source has ended (a video file or event log "
+                               "played to its end, a camera gone): nothing more comes from it this round")
     ended: str | None
     end_t: float | None
     caller: str | None

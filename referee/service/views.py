@@ -147,6 +147,7 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
             "clock": round(live.clock(), 3),
             "speed": rd.speed,
             "source": live.source.name if live.source is not None else None,
+            "source_ended": live.source_ended,
             "ended": res.ended,
             "end_t": res.end_t,
             "caller": res.caller,

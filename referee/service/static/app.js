@@ -119,6 +119,8 @@
     if (round.closed) s.textContent = match && match.winner ? match.winner + " wins the match" : "match over";
     else if (round.ended === "call") s.textContent = round.caller + " called Nertz at " + fmtT(round.end_t);
     else if (round.ended) s.textContent = "round over (" + round.ended + ")";
+    else if (round.source_ended) s.textContent = "the " + (round.source === "camera" ? "video" : "event log")
+      + " has ended · call Nertz, declare everyone stuck or end the round";
     else s.textContent = "playing · " + fmtT(round.clock) + (round.source ? " · " + round.source : "");
   }
 
