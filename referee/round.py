@@ -156,6 +156,9 @@ class Round:
         for name in names:
             if self.table.owner_of(name) is None:
                 raise EventError(f"unknown player {name!r} (the table has: {', '.join(self.table.names)})")
+        if isinstance(ev, Declare) and not self.table.rules.jokers:
+            raise EventError(f"declare on pile {ev.pile}: no jokers are played at this table (the table's "
+                             "rules.jokers is off), so there is nothing to declare")
         if isinstance(ev, NertzLeft) and ev.count > self.table.rules.nertz_pile:
             raise EventError(
                 f"nertz_left count {ev.count} for {ev.player!r} is more than the Nertz pile size "

@@ -268,6 +268,13 @@ class TestJokers:
         declared = Round(make_table(jokers=True), events + [{"type": "resolve", "id": "joker:4", "as": "AS"}, play(2, "blue", "2C", 4)])
         assert verdicts(declared)[-1] == ("blue", "2C", "wrong_suit")
 
+    def test_a_declare_at_a_table_without_jokers_is_refused(self):
+        # it would be stored and ruled on nothing (found posted to the service: pile 99, jokers off)
+        with pytest.raises(EventError, match="no jokers are played at this table"):
+            Round(make_table(), [play(1, "red", "AH", 1), {"type": "declare", "pile": 99, "as": "AS"}])
+        game = Round(make_table(jokers=True), [play(1, "red", "JK", 4), {"type": "declare", "pile": 4, "as": "AS"}])
+        assert game.result.reviews == ()
+
     def test_two_jokers_per_deck(self):
         game = Round(make_table(jokers=True), [play(1, "red", "AH", 1), play(2, "red", "JK", 1), play(3, "red", "JK", 1), play(4, "red", "JK", 1)])
         assert [v[2] for v in verdicts(game)] == ["accepted", "accepted", "accepted", "too_many_jokers"]
