@@ -181,6 +181,7 @@ def _comparable(state: dict[str, Any]) -> dict[str, Any]:
     state = dict(state)
     state.pop("clock")
     state.pop("source")
+    state.pop("source_ended")  # the running service's source, not the stored round
     return state
 
 
