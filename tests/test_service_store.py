@@ -278,3 +278,11 @@ def test_a_second_server_on_the_same_store_is_refused(tmp_path: Path) -> None:
         proc.wait(timeout=10)
     assert second.returncode == 2 and "in use by another nertz serve" in second.stderr
     assert "Traceback" not in second.stderr
+
+
+def test_serve_with_a_db_in_a_missing_folder_names_the_folder(tmp_path: Path) -> None:
+    # the message named the lock file beside the store, which the user never typed
+    r = subprocess.run([str(NERTZ), "serve", "--port", "0", "--db", str(tmp_path / "nowhere" / "x.sqlite3")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"no folder {tmp_path / 'nowhere'}" in r.stderr and ".lock" not in r.stderr

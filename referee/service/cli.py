@@ -139,6 +139,8 @@ def serve(
         if db is None:
             db = default_db_path()
             db.parent.mkdir(parents=True, exist_ok=True)
+        elif not db.parent.is_dir():
+            fail(f"--db {db}: no folder {db.parent} to keep the store in (make it first, or give another path)")
         db_lock = _lock_store(db)  # held while the server runs
         store = EventStore(db)
         remote = not is_loopback(host)
