@@ -564,6 +564,45 @@ def test_a_card_under_the_hand_going_back_from_it_has_arrived(gone, decided, lan
     assert _landing_under_a_hand(hand, gone, decided) == landed
 
 
+def _hand_laying_a_card(hand_lull, stops: bool) -> int:
+    """The frame an :class:`ArrivalTimer` (``hand_lull``) gives a 60 x 84 px card let go in
+    frame 14 under the striped hand that brought it (150 x 110 px, over all of it from frame
+    14): the hand comes in over frames 8-14, stays still in frame 15 when it ``stops`` to let
+    go, and goes back the way it came, uncovering the card whole by frame 21. Looks every 3rd
+    frame see the hand's box."""
+
+    def hand_x(i: int) -> int | None:
+        if i < 8:
+            return None
+        if i <= 14:
+            return 60 + 14 * (i - 8)
+        return 144 - 13 * (i - (15 if stops else 14))
+
+    timer = ArrivalTimer(scale=0.5, fps=30, hand_lull=hand_lull)
+    quad = card(200, 150, 60, 84)
+    for i in range(33):
+        img = np.full((360, 480, 3), 90, np.uint8)
+        if i >= 14:
+            cv2.fillConvexPoly(img, np.round(quad).astype(np.int32), (235, 235, 235))
+        x = hand_x(i)
+        if x is not None:
+            for k in range(0, 150, 10):  # fingers, light and dark: the hand's motion shows
+                grey = 60 if (k // 10) % 2 else 110
+                cv2.rectangle(img, (x + k, 95), (x + k + 9, 205), (grey, grey, grey), -1)
+        timer.push(i, i / 30, img)
+        if i % 3 == 0:
+            timer.push_hands(i, np.array([[x, 95, x + 150, 205]], np.float32) if x is not None
+                             else np.zeros((0, 4), np.float32))
+    return round(timer(PlayCandidate("play", 1, "7H", quad, 30 / 30, 30, 6, 0.99)) * 30)
+
+
+@pytest.mark.parametrize("hand_lull, stops, landed", [(0.5, True, 14), (None, True, 21), (0.5, False, 21)])
+def test_a_card_let_go_under_the_hand_arrives_when_the_hand_stopped(hand_lull, stops, landed):
+    # the card is hidden under the hand until it has gone (frame 21): the hand's stop over the
+    # pile (frame 15 as still as 14) is when it let go; a hand that never stopped tells nothing
+    assert _hand_laying_a_card(hand_lull, stops) == landed
+
+
 @pytest.mark.parametrize("both, landed", [(True, 17), (False, 22)])
 def test_a_hand_coming_over_the_card_by_the_confirming_look_does_not_delay_its_arrival(both, landed):
     # the card lands at frame 17, a look first shows it at frame 21, and by the confirming look

@@ -24,7 +24,9 @@ takes it back. A card the next one covered before a look could confirm it (the t
 it from the pile's suit) is timed by :meth:`ArrivalTimer.covered_landing`: the walk back from
 the last still frame before the hand bringing the next card came over the pile; the card over
 it, by :meth:`ArrivalTimer.covering_landing`, a walk back that this hand ends (the covered card
-looks like the new one to the walk, which would run on to the covered card's landing).
+looks like the new one to the walk, which would run on to the covered card's landing). A card
+let go under the hand that brought it, hidden until that hand has gone, is timed by the hand's
+stop over the pile (``hand_lull``).
 """
 
 from __future__ import annotations
@@ -178,13 +180,36 @@ class ArrivalTimer:
             1910, no play lost.
         cover_gap: the frames in a row below ``on`` that end the walk back of
             :meth:`covering_landing` (``gap`` for :meth:`__call__`).
+        hand_lull: a card let go under the hand that brought it is hidden until that hand has
+            gone, and the walk back (which reads the card's pixels) finds it only then: when at
+            least this share of the changed pixels lay under a hand box (or forearm) in the
+            frame before the walk's answer, the landing is read from the hand's motion over the
+            pile instead, as :meth:`second_landing` reads a collision loser's: the frame before
+            the last lull (``dip``) of the run of motion through that frame (one still frame
+            inside the run is a hand stopped dead to let go), when that lull comes before the
+            walk's answer and no more than ``hand_old`` of the changed pixels still look as
+            before in it (the hand is over the card's place, not pausing on its way there).
+            None: never. 37 rendered rounds 9324-9360 (2026-12-07, session 65; 2066 plays),
+            perfect eyes: plays all right 1979 -> 1991, plays more than two frames late 54 -> 38,
+            early 20 -> 24 (r9340's KS, let go in frame 1856.4 under purple's hand, which
+            stayed over it until 1859: 1859 -> 1856; the first version, without the still
+            frames and ``hand_old``, 1992 with 27 early); with the models' looks 1915 -> 1924
+            (late 58 -> 45, early 44 -> 48), extra plays, collisions and scores unchanged.
+            Measured once on the held-out rounds 9387-9390 (268 plays): models 249 -> 249 (one
+            play fixed, one now 3.7 frames early), perfect eyes 260 -> 261.
+        hand_old: see ``hand_lull``. 0.7: 1991 as well, one more play early (r9340's 4S on
+            pile 12: the hand slowed over the pile's edge in frame 1562, 66 % of the changed
+            pixels still as before, 3.7 frames before it let go); without it (the first
+            version) the lull of a hand waiting beside the pile was read as the landing
+            (r9340's 4S on pile 7, frame 1498: 83 % still as before).
     """
 
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.05,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
                  decided: float | None = 0.75, dip: float | None = 0.85, lull: int = 1,
-                 cover_gap: int = 1, open_take_back: bool = True, run_start: bool = True) -> None:
+                 cover_gap: int = 1, open_take_back: bool = True, run_start: bool = True,
+                 hand_lull: float | None = 0.5, hand_old: float = 0.6) -> None:
         self.scale = float(scale)
         self.frames: deque[tuple[int, float, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
         self.hands: deque[tuple[int, np.ndarray, np.ndarray]] = deque(maxlen=max(int(seconds * fps), 8))
@@ -201,6 +226,8 @@ class ArrivalTimer:
         self.cover_gap = int(cover_gap)
         self.open_take_back = bool(open_take_back)
         self.run_start = bool(run_start)
+        self.hand_lull = hand_lull
+        self.hand_old = float(hand_old)
 
     def push(self, index: int, t: float, frame: np.ndarray) -> None:
         """Keep frame ``index`` (time ``t`` seconds; ``(H, W, 3) uint8`` BGR)."""
@@ -346,7 +373,41 @@ class ArrivalTimer:
                 misses += 1
                 if misses >= gap:
                     break
+        if self.hand_lull is not None and earliest > i_old + 1:
+            earliest = self._let_go_under_hand(changed, mask, i_old, earliest)
         return float(self.frames[earliest][1])
+
+    def _let_go_under_hand(self, changed: np.ndarray, mask: np.ndarray, i_old: int, earliest: int) -> int:
+        """The walk back's answer ``earliest`` (a buffer index) read again from the motion of
+        the hand over the card (``hand_lull`` in the class docstring); ``changed`` and ``mask``
+        are the walk's ``(h, w)`` bool pixel masks, ``i_old`` the old state's buffer index."""
+        under = self._under_hands(self.frames[earliest - 1][0])
+        if under is None or float(under[changed].mean()) < self.hand_lull:
+            return earliest
+        cache: dict[int, float] = {}
+
+        def share(i: int) -> float:
+            if i not in cache:
+                cache[i] = self._changed_share(i, i - 1, mask, 18)
+            return cache[i]
+
+        moving = lambda i: share(i) > 0.03
+        n = len(self.frames)
+        start = earliest - 1  # the run of motion through it; one still frame inside is a dead stop
+        while start - 1 > i_old and (moving(start - 1) or (start - 2 > i_old and moving(start - 2))):
+            start -= 1
+        end = earliest
+        while end < n and (moving(end) or (end + 1 < n and moving(end + 1))):
+            end += 1
+        shares = [share(i) for i in range(start, end)]
+        if len(shares) < 3:
+            return earliest
+        k = self._release(shares, 0, len(shares))
+        if k >= len(shares) - 1 or start + k >= earliest:
+            return earliest
+        old = self.frames[i_old][2][changed]
+        near_old = float(np.mean(np.abs(self.frames[start + k + 1][2][changed] - old) <= 18))
+        return start + k if near_old <= self.hand_old else earliest
 
     def covered_landing(self, cand: PlayCandidate, until: float, threshold: int = 18,
                         moving: float = 0.03, least: float = 0.1) -> float | None:
