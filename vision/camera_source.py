@@ -136,9 +136,11 @@ class CameraSource:
             if stop.is_set():
                 return
             hear(float("inf"))  # the source has ended: a call heard for a later time is now
-            for ev in counted(pipe.stats.media_s):
+            pipe.flush()  # the plays still held back (a contested pair's hold, doubtful ones)
+            out.extend(counted(pipe.stats.media_s))
+            for ev in out:
                 if index >= skip:
-                    yield index, ev
+                    yield index, {k: v for k, v in ev.items() if not k.startswith("_")}
                 index += 1
 
     def frame(self) -> bytes | None:

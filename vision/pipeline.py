@@ -272,8 +272,7 @@ class RefereePipeline:
         known, else those counted from the video (``counts_from_video``), and return the
         result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
-        for ev in self.tracker.flush():  # contested pairs still held when the source ended
-            self._push(ev)
+        self.flush()
         for name, tc in self.calls:
             self._push_call(name, tc)
         self.calls = []
@@ -287,6 +286,12 @@ class RefereePipeline:
         self._finished = True
         self._report_rulings()
         return self.round.result.to_json()
+
+    def flush(self) -> None:
+        """The source has ended: report the plays the tracker still holds back (contested
+        pairs whose hold has not passed, doubtful plays), as :meth:`finish` does first."""
+        for ev in self.tracker.flush():
+            self._push(ev)
 
     @property
     def counts_due(self) -> bool:
