@@ -199,6 +199,40 @@ def test_a_nan_or_an_infinity_in_a_body_is_422_not_500(tmp_path: Path, path: str
         assert c.get("/api/round").json()["events"] == []
 
 
+class _Ears:
+    """A source that only listens: what the live referee passes on to it (``heard``)."""
+
+    name, speed = "ears", 1.0
+
+    def __init__(self) -> None:
+        self.heard_events: list[dict[str, Any]] = []
+
+    def new_round(self, events: list[dict[str, Any]]) -> None:
+        self.heard_events = list(events)
+
+    def heard(self, event: dict[str, Any]) -> None:
+        self.heard_events.append(event)
+
+    def events(self, skip, clock, stop):
+        return iter(())
+
+    def frame(self) -> None:
+        return None
+
+
+def test_a_source_hears_the_pages_counts_and_only_the_call_that_ended_the_round(tmp_path: Path) -> None:
+    # the camera counts the Nertz cards left after the call that ends the round; a false call
+    # (red still has 3) must not end its watch of the play that goes on
+    ears = _Ears()
+    live = LiveReferee(EventStore(tmp_path / "ears.db"), make_table(("red", "blue", "green")), ears)
+    for ev in ({"t": 1.0, "type": "nertz_left", "player": "red", "count": 3}, {"t": 2.0, "type": "call", "player": "red"},
+               {"t": 3.0, "type": "nertz_left", "player": "blue", "count": 0}, {"t": 4.0, "type": "call", "player": "blue"}):
+        live.push_event(ev)
+    assert [(e["type"], e["player"]) for e in ears.heard_events] == [
+        ("nertz_left", "red"), ("nertz_left", "blue"), ("call", "blue")]
+    assert live.round.result.caller == "blue"
+
+
 def test_body_size_limit(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         big = {"type": "resolve", "id": "x" * 70_000}

@@ -412,7 +412,7 @@ class LiveReferee:
             rd.events.append(StoredEvent(entry.seq, origin, ev, index))
             self._round = game
             heard = getattr(self.source, "heard", None)
-            if heard is not None and not origin.startswith("source:"):
+            if heard is not None and not origin.startswith("source:") and _for_source(ev, game):
                 heard(ev)  # the camera counts the Nertz cards left after a call nobody gave
             self._emit({"type": "event", "seq": entry.seq, "origin": origin, "event": ev})
             self._announce_changes()
@@ -811,7 +811,9 @@ class LiveReferee:
             with self._lock:  # what the page said in this round so far (a call, counts), once
                 if stop.is_set() or self.current.number != number:
                     return
-                new_round([se.event for se in self.current.events if not se.origin.startswith("source:")])
+                game = self.round
+                new_round([se.event for se in self.current.events
+                           if not se.origin.startswith("source:") and _for_source(se.event, game)])
         for index, event in self.source.events(skip, self.clock, stop):
             with self._lock:
                 if stop.is_set() or self.current.number != number or self.current.closed:
@@ -834,6 +836,13 @@ class LiveReferee:
     def frame(self) -> bytes | None:
         """The source's latest JPEG frame, or ``None``."""
         return self.source.frame() if self.source is not None else None
+
+
+def _for_source(ev: dict[str, Any], game: Round) -> bool:
+    """Whether a source hears ``ev`` (an event from the page; see ``Source``): a call only
+    when it is the one that ended the round (a false call, with cards left, does not end the
+    camera's watch of the play that goes on), Nertz counts always."""
+    return ev.get("type") != "call" or game.result.caller == ev.get("player")
 
 
 def _whole_numbers(values: dict[str, Any], what: str) -> dict[str, int]:
