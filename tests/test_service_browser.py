@@ -130,6 +130,18 @@ def test_posted_events_reach_the_scoreboard_and_the_nertz_button_ends_the_round(
             assert state["ended"] == "call" and state["caller"] == "red"
             assert {p["name"]: p["score"] for p in state["players"]} == {"red": 2, "blue": -3, "green": 0}
 
+            # the back-count form: fields nobody typed in follow what still comes in after the
+            # call (a camera's late report, its Nertz counts); what was typed is kept
+            green_count = page.locator('#audit-inputs input[data-count="green"]')
+            green_left = page.locator('#audit-inputs input[data-left="green"]')
+            expect(green_count).to_have_value("0")
+            page.locator('#audit-inputs input[data-count="blue"]').fill("7")
+            _post(server, "/api/events", {"t": 0.01, "type": "play", "player": "green", "card": "AC", "pile": 4})
+            _post(server, "/api/events", {"type": "nertz_left", "player": "green", "count": 4})
+            expect(green_count).to_have_value("1")
+            expect(green_left).to_have_value("4")
+            expect(page.locator('#audit-inputs input[data-count="blue"]')).to_have_value("7")
+
             page.locator("#btn-next").click()
             expect(page.locator("#round-label")).to_have_text("Round 2")
             expect(red).to_have_text("0")

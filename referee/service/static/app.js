@@ -249,7 +249,7 @@
 
   function buildAuditForm(a) {
     const key = round.match + ":" + round.round + ":" + (a ? a.seq : 0);
-    if (key === auditFormKey) return;  // keep what is being typed across refreshes
+    if (key === auditFormKey) { followLiveRound(a); return; }  // keep what is being typed across refreshes
     auditFormKey = key;
     const box = $("audit-inputs");
     box.replaceChildren();
@@ -261,8 +261,20 @@
       const left = el("input"); left.type = "number"; left.min = "0"; left.max = "13"; left.dataset.left = p.name;
       left.placeholder = "?"; left.title = "cards left in " + p.name + "'s Nertz pile";
       if (p.nertz_known || p.called) left.value = String(p.nertz_left);
+      for (const input of [count, left]) input.addEventListener("input", () => { input.dataset.typed = "1"; });
       lab.append(chip, el("span", null, p.name), count, el("span", "hint", "Nertz"), left);
       box.append(lab);
+    }
+  }
+
+  // the fields nobody has typed in follow the live round: the camera's plays and Nertz counts
+  // still come in after the call (the count took the live figures of the moment the round ended)
+  function followLiveRound(a) {
+    for (const p of round.players) {
+      const count = document.querySelector('#audit-inputs input[data-count="' + CSS.escape(p.name) + '"]');
+      if (count && !count.dataset.typed && !a) count.value = String(p.live_foundation ?? p.foundation);
+      const left = document.querySelector('#audit-inputs input[data-left="' + CSS.escape(p.name) + '"]');
+      if (left && !left.dataset.typed && (p.nertz_known || p.called)) left.value = String(p.nertz_left);
     }
   }
 
