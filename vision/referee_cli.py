@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -168,9 +169,9 @@ def referee_command(
         counts: dict[str, int] = {}
         for item in nertz_left or []:
             name, sep, n = item.partition("=")
-            if sep and n.strip().startswith("-") and n.strip()[1:].isdigit():
+            if sep and re.fullmatch(r"-[0-9]+", n.strip()):
                 fail(f"--nertz-left {item!r}: a count of cards cannot be negative")
-            if not sep or not n.strip().isdigit():
+            if not sep or not re.fullmatch(r"[0-9]+", n.strip()):  # not isdigit(): "²" is a digit to it
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
             counts[name] = int(n)
         if show and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
