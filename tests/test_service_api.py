@@ -332,6 +332,7 @@ def test_stuck_twice_ends_the_round_and_next_round_needs_an_end(tmp_path: Path) 
         assert c.get("/api/round").json()["ended"] is None
         assert c.post("/api/round/stuck").json()["detail"]["event"]["type"] == "round_end"
         assert c.get("/api/round").json()["ended"] == "stuck"
+        assert c.post("/api/round/stuck").status_code == 409  # ended: nothing more to be stuck in
         r = c.post("/api/round/next")
         assert r.status_code == 200 and r.json()["detail"]["round"] == 2
         body = c.get("/api/round").json()

@@ -559,8 +559,15 @@ class LiveReferee:
 
     def stuck(self, origin: str = "button") -> dict[str, Any]:
         """Everyone is stuck: the first time in a round a ``stuck`` event (everyone turns
-        the waste over, play resumes); the second time the round ends with no caller."""
+        the waste over, play resumes); the second time the round ends with no caller.
+
+        Raises:
+            Conflict: the round has already ended.
+        """
         with self._lock:
+            ended = self.round.result.ended
+            if ended is not None:
+                raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
             already = any(se.event.get("type") == "stuck" for se in self.current.events)
             if already:
                 return self.push_event({"type": "round_end", "reason": "stuck", "t": round(self.clock(), 3)}, origin)
