@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 
 import cv2
 import numpy as np
@@ -86,6 +88,12 @@ def test_an_image_over_40_megapixels_is_refused_with_its_size(tmp_path, ext):
     cv2.imwrite(str(big), np.zeros((6000, 7000, 3), np.uint8))
     with pytest.raises(ImageError, match="7000x6000 pixels is too large"):
         load_image(big)
+    bomb = tmp_path / "bomb.png"  # a header declaring 20000 x 20000 pixels, and nothing else
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", 20000, 20000, 8, 2, 0, 0, 0)
+    bomb.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+                     + struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND")))
+    with pytest.raises(ImageError, match="megapixels, too large"):
+        load_image(bomb)
     ok = tmp_path / "phone.jpg"
     cv2.imwrite(str(ok), np.zeros((3000, 4000, 3), np.uint8))  # 12 MP
     assert load_image(ok).shape == (3000, 4000, 3)

@@ -182,7 +182,11 @@ def load_image(path: str | Path) -> np.ndarray:
 
 def _declared_size(path: Path) -> tuple[int, int] | None:
     """``(width, height)`` pixels from the file's header (Pillow decodes nothing until asked);
-    None when Pillow cannot tell."""
+    None when Pillow cannot tell.
+
+    Raises:
+        ImageError: the header declares more pixels than Pillow will even open.
+    """
     import warnings
 
     from PIL import Image
@@ -193,7 +197,8 @@ def _declared_size(path: Path) -> tuple[int, int] | None:
             with Image.open(path) as im:
                 return int(im.size[0]), int(im.size[1])
     except Image.DecompressionBombError:  # over twice Pillow's own limit (about 179 MP)
-        return (MAX_IMAGE_PIXELS + 1, 1)
+        raise ImageError(f"{path}: over {2 * Image.MAX_IMAGE_PIXELS // 1_000_000} megapixels, too large to read "
+                         f"(at most {MAX_IMAGE_PIXELS // 1_000_000}): scale it down first") from None
     except Exception:  # noqa: BLE001 - any format Pillow cannot read is left to OpenCV
         return None
 
