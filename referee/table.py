@@ -169,6 +169,9 @@ class Table(BaseModel):
                 raise ValueError(f"polygon {label!r} needs at least 3 points, it has {len(poly)}")
             if not all(math.isfinite(c) for pt in poly for c in pt):
                 raise ValueError(f"polygon {label!r} has a point that is not a finite number")
+            if _edges_cross(poly):
+                raise ValueError(f"polygon {label!r} crosses itself (two of its edges cross): give its corners "
+                                 "in order around it")
             if _area(poly) <= 0.0:
                 raise ValueError(f"polygon {label!r} has no area (its points lie on one line): redraw it")
         zone_names = list(self.zones)
@@ -267,6 +270,25 @@ def _area(poly: Any) -> float:
     """Absolute area of a polygon (shoelace formula), in squared polygon units."""
     n = len(poly)
     return abs(sum(poly[i][0] * poly[(i + 1) % n][1] - poly[(i + 1) % n][0] * poly[i][1] for i in range(n))) / 2
+
+
+def _edges_cross(poly: Any) -> bool:
+    """Whether two edges of a polygon that share no corner cross properly (each one's ends on
+    either side of the other's line): a bow-tie, corners given out of order."""
+    n = len(poly)
+
+    def side(a: Any, b: Any, c: Any) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    edges = [(poly[i], poly[(i + 1) % n]) for i in range(n)]
+    for i in range(n):
+        for j in range(i + 2, n):
+            if i == 0 and j == n - 1:
+                continue  # neighbours through the first corner
+            (a, b), (c, d) = edges[i], edges[j]
+            if side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0:
+                return True
+    return False
 
 
 def _inside(poly: Any, x: Any, y: Any) -> Any:

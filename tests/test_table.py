@@ -32,6 +32,7 @@ def test_defaults_are_the_documented_ones():
         (base(rules={"target": 0}), "target"),
         (base(zones={"green": [[0, 0], [1, 0], [1, 1]]}), "names no player"),
         (base(shared_area=[[0, 0], [1, 1]]), "at least 3 points"),
+        (base(shared_area=[[0, 0], [10, 10], [0, 10], [10, 0]]), "crosses itself"),  # a bow-tie: corners out of order
         ([1, 2], "JSON object"),
     ],
 )
@@ -39,6 +40,14 @@ def test_invalid_tables_say_what_to_fix(data, fragment):
     with pytest.raises(TableError) as exc:
         Table.from_dict(data, source="t.json")
     assert fragment in str(exc.value) and str(exc.value).startswith("t.json")
+
+
+def test_a_polygon_in_order_is_not_taken_for_a_crossed_one():
+    from nertz.referee.table import _edges_cross
+
+    assert not _edges_cross([[0, 0], [10, 0], [10, 10], [0, 10]])
+    assert not _edges_cross([[0, 0], [10, 0], [5, 3], [10, 10], [0, 10]])  # concave
+    assert _edges_cross([[0, 0], [10, 10], [10, 0], [0, 10]])
 
 
 def test_partnership_members_map_to_the_owner():
