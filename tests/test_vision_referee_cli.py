@@ -59,6 +59,7 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     (["--nertz-left", "blue=-3"], "cannot be negative"),
     (["--nertz-left", "blue=14"], "holds 13 cards at most"),  # refused before the video, not after it
     (["--nertz-left", "blue=²"], "NAME=N"),  # a digit to str.isdigit(), not to int()
+    (["--nertz-left", "blue=3", "--nertz-left", "blue=4"], "gives blue twice"),
 ])
 def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     r = nertz("referee", *args)

@@ -173,6 +173,8 @@ def referee_command(
                 fail(f"--nertz-left {item!r}: a count of cards cannot be negative")
             if not sep or not re.fullmatch(r"[0-9]+", n.strip()):  # not isdigit(): "²" is a digit to it
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
+            if name in counts and counts[name] != int(n):
+                fail(f"--nertz-left gives {name} twice ({name}={counts[name]} and {item}): give one count a player")
             counts[name] = int(n)
         if show and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             fail("--show needs a display (no DISPLAY or WAYLAND_DISPLAY here): use --out to write the overlay video instead")
