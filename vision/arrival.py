@@ -204,6 +204,11 @@ class ArrivalTimer:
             (r9340's 4S on pile 7, frame 1498: 83 % still as before).
     """
 
+    MOVING = 0.03
+    """A frame "moves" over a card when more than this share of its pixels changed by more
+    than 18 grey levels since the frame before (:meth:`second_landing`, :meth:`covered_landing`,
+    ``hand_lull``)."""
+
     def __init__(self, scale: float = 0.5, seconds: float = 4.0, fps: float = 30.0,
                  on: float = 0.9, gap: int = 9, both: bool = True, free: float | None = 0.05,
                  grow: float = 1.1, gone: float | None = None, seen: float = 0.3,
@@ -374,13 +379,15 @@ class ArrivalTimer:
                 if misses >= gap:
                     break
         if self.hand_lull is not None and earliest > i_old + 1:
-            earliest = self._let_go_under_hand(changed, mask, i_old, earliest)
+            earliest = self._let_go_under_hand(changed, mask, o, i_old, earliest)
         return float(self.frames[earliest][1])
 
-    def _let_go_under_hand(self, changed: np.ndarray, mask: np.ndarray, i_old: int, earliest: int) -> int:
+    def _let_go_under_hand(self, changed: np.ndarray, mask: np.ndarray, old: np.ndarray, i_old: int,
+                           earliest: int) -> int:
         """The walk back's answer ``earliest`` (a buffer index) read again from the motion of
         the hand over the card (``hand_lull`` in the class docstring); ``changed`` and ``mask``
-        are the walk's ``(h, w)`` bool pixel masks, ``i_old`` the old state's buffer index."""
+        are the walk's ``(h, w)`` bool pixel masks, ``old`` the old state's grey levels at the
+        ``changed`` pixels, ``i_old`` the old state's buffer index."""
         under = self._under_hands(self.frames[earliest - 1][0])
         if under is None or float(under[changed].mean()) < self.hand_lull:
             return earliest
@@ -391,7 +398,7 @@ class ArrivalTimer:
                 cache[i] = self._changed_share(i, i - 1, mask, 18)
             return cache[i]
 
-        moving = lambda i: share(i) > 0.03
+        moving = lambda i: share(i) > self.MOVING
         n = len(self.frames)
         start = earliest - 1  # the run of motion through it; one still frame inside is a dead stop
         while start - 1 > i_old and (moving(start - 1) or (start - 2 > i_old and moving(start - 2))):
@@ -405,12 +412,11 @@ class ArrivalTimer:
         k = self._release(shares, 0, len(shares))
         if k >= len(shares) - 1 or start + k >= earliest:
             return earliest
-        old = self.frames[i_old][2][changed]
         near_old = float(np.mean(np.abs(self.frames[start + k + 1][2][changed] - old) <= 18))
         return start + k if near_old <= self.hand_old else earliest
 
     def covered_landing(self, cand: PlayCandidate, until: float, threshold: int = 18,
-                        moving: float = 0.03, least: float = 0.1) -> float | None:
+                        moving: float = MOVING, least: float = 0.1) -> float | None:
         """When a card landed that ``cand``'s card covered (laid on the pile at ``until``
         seconds, before any look showed the card under it), seconds; None when the frames
         cannot tell.
@@ -441,7 +447,7 @@ class ArrivalTimer:
         return None
 
     def second_landing(self, quad: np.ndarray, t_first: float, until: float,
-                       threshold: int = 18, moving: float = 0.03, taken_back: bool = True,
+                       threshold: int = 18, moving: float = MOVING, taken_back: bool = True,
                        strong: float = 0.15) -> float | None:
         """When a second copy of a card landed on a pile whose copy landed at ``t_first``
         (seconds), from the motion over the pile's ``(4, 2)`` quad (pixels) up to ``until``

@@ -221,9 +221,9 @@ def nertz_piles_off(piles: dict[str, tuple[np.ndarray, float]], table: Any,
     """How far each located Nertz pile lies from the true one, in card widths.
 
     Args:
-        piles: ``{player: (place, width)}``, the located piles
-            (:meth:`nertz.vision.nertz_pile.NertzPileWatch.snapshot`'s first two items: place
-            ``(2,)`` pixels, a card's width in pixels).
+        piles: ``{player: (place, width)}``, the located piles (each
+            :attr:`nertz.vision.nertz_pile.NertzPileWatch.piles` entry's ``place``, ``(2,)``
+            pixels, and ``width``, a card's width in pixels).
         table: the round's :class:`~nertz.referee.table.Table` (zones, shared area).
         labels: the round's per-frame labels (:func:`nertz.vision.observe.read_labels`); the
             first frame's is read: the dealt rows.

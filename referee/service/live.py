@@ -565,13 +565,18 @@ class LiveReferee:
             Conflict: the round has already ended.
         """
         with self._lock:
-            ended = self.round.result.ended
-            if ended is not None:
-                raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
+            self._refuse_if_ended()
             already = any(se.event.get("type") == "stuck" for se in self.current.events)
             if already:
                 return self.push_event({"type": "round_end", "reason": "stuck", "t": round(self.clock(), 3)}, origin)
             return self.push_event({"type": "stuck", "t": round(self.clock(), 3)}, origin)
+
+    def _refuse_if_ended(self) -> None:
+        """Raise :class:`Conflict` when the current round has already ended (by a call,
+        everyone stuck, or a person)."""
+        ended = self.round.result.ended
+        if ended is not None:
+            raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
 
     def end_round(self, origin: str = "button") -> dict[str, Any]:
         """End the round with no caller (a person decided).
@@ -580,9 +585,7 @@ class LiveReferee:
             Conflict: the round has already ended (by a call, everyone stuck, or a person).
         """
         with self._lock:
-            ended = self.round.result.ended
-            if ended is not None:
-                raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
+            self._refuse_if_ended()
             return self.push_event({"type": "round_end", "reason": "ended", "t": round(self.clock(), 3)}, origin)
 
     def next_round(self, origin: str = "button") -> dict[str, Any]:
