@@ -374,6 +374,30 @@ def test_a_pile_seen_empty_for_long_enough_has_left_and_its_place_can_hold_a_new
     assert [(e["card"], e["pile"]) for e in s.events] == [("AH", 1), ("AS", 2)]
 
 
+@pytest.mark.parametrize("place_changed, piles", [(0.02, [1, 1]), (0.9, [1, 2]), (None, [1, 2])])
+def test_a_pile_the_detector_loses_stays_while_its_place_is_unchanged(place_changed, piles):
+    # red's AH lands on pile 1; then no face is seen there for 1 s (longer than gone_after),
+    # with no hand over it. Where the frames show its place unchanged since the last look
+    # that saw the ace, the card still lies there, unseen (the detector lost it): the 2H
+    # laid on it later is a play on pile 1. A changed place (the pile set aside), or frames
+    # that cannot tell (None), and the pile has left: the 2H opens pile 2.
+    asked = []
+
+    def changed(cand):
+        asked.append(cand.frame_before)
+        # a card laid on the pile changes its place; the empty looks' question does not
+        return 0.9 if cand.label != "AH" else place_changed
+
+    s = Stream(TrackerSettings(gone_after=0.5))
+    s.tracker = RoundTracker(TABLE, s.tracker.settings, changed=changed)
+    s.repeat(2, RED_AH)
+    s.repeat(3, ("AH", card(500, 300)))
+    s.repeat(10)
+    s.repeat(3, ("2H", card(503, 301)))
+    assert [(e["card"], e["pile"]) for e in s.events if e["type"] == "play"] == [("AH", 1), ("2H", piles[1])]
+    assert asked  # the pixels were asked
+
+
 @pytest.mark.parametrize("occupy, piles", [(True, [1, 1]), (False, [1, 2])])
 def test_a_pile_whose_new_top_is_read_weakly_for_long_is_still_there(occupy, piles):
     # red's AH then 2H on pile 1; the 2H is read below min_prob for 1 s (longer than gone_after)

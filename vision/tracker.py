@@ -201,6 +201,9 @@ class TrackerSettings:
             used to confirm a change.
         gone_after: seconds a pile's place is seen empty (no hand over it) before the pile has
             left the area.
+        gone_unchanged: ... unless less than this share of its top card's pixels changed since
+            the last look that showed a face there (a card the detector lost, still lying
+            there; :meth:`PileTracker._place_unchanged`). None: the looks alone decide.
         weak_reads_occupy: a face seen at a pile's place keeps the pile there however weakly it
             is read (below ``min_prob``, or not whole); False: only the sightings that may
             confirm a change do (as before 2026-12-01, when a pile whose new top was read at
@@ -757,6 +760,7 @@ class TrackerSettings:
     still: float = 0.08
     max_hidden: float = 0.15
     gone_after: float = 1.5
+    gone_unchanged: float | None = 0.25
     weak_reads_occupy: bool = True
     vanish_window: float = 4.0
     min_prob: float = 0.3
@@ -866,6 +870,7 @@ class _Pile:
     pending: _Pending | None = None
     empty_since: float | None = None
     gone: bool = False
+    last_seen_frame: int = -1  # the last look that showed a face at the pile's place
 
     @property
     def top(self) -> _Card:
@@ -1091,10 +1096,14 @@ class PileTracker:
                 elif hidden < 0.05:
                     p.empty_since = p.empty_since if p.empty_since is not None else look.t
                     if look.t - p.empty_since >= st.gone_after:
-                        p.gone = True
+                        if self._place_unchanged(p, look):
+                            p.last_seen_frame = look.frame  # the card still lies there, unseen
+                        else:
+                            p.gone = True
                 continue
             p.empty_since = None
             p.last_seen_t = look.t
+            p.last_seen_frame = look.frame
             if s.hidden > st.max_hidden:
                 continue
             if p.top.is_(s.label) and (self.settings.same_card_is_same or self._same_pose(s.quad, p.top.quad)):
@@ -1133,6 +1142,22 @@ class PileTracker:
                              [(u.label, u.box) for u in unmatched],
                              np.zeros((0, 4, 2), np.float32) if arms is None else np.asarray(arms, np.float32)))
         return out
+
+    def _place_unchanged(self, p: _Pile, look: Look) -> bool:
+        """Whether pile ``p``'s place, where no face has been seen for ``gone_after`` seconds,
+        still shows what it showed in the last look that saw a face there: less than
+        ``gone_unchanged`` of its top card's pixels changed since (the ``changed`` callback).
+        The detector can lose a card for seconds (r9356: a JH between two aces, missed from
+        41.9 s on, its pile set aside, so the QH and KH laid on it were never played); a pile
+        that has really left changed its place. Each look that finds the place unchanged stands
+        for a sighting (the next compares with it). False without the callback, with the
+        setting off, or when the frames cannot tell (the last sighting no longer buffered)."""
+        st = self.settings
+        if st.gone_unchanged is None or self.changed is None or p.last_seen_frame < 0:
+            return False
+        frac = self.changed(PlayCandidate("play", p.id, p.top.label, p.top.quad, look.t, look.frame,
+                                          p.last_seen_frame, 1.0))
+        return frac is not None and frac < st.gone_unchanged
 
     def _weakly_read(self, pend: _Pending) -> bool:
         """Whether the change ``pend`` is read too weakly so far to confirm: its mean label
@@ -1228,7 +1253,7 @@ class PileTracker:
                     pend.quad = s.quad
                     used.add(i)
                     if pend.count >= st.confirm and not self._weakly_read(pend):
-                        pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame)
+                        pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame, last_seen_frame=look.frame)
                         self.piles.append(pile)
                         out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
                     else:
