@@ -120,6 +120,21 @@ def test_layouts_from_detections_on_a_synthetic_deal():
     assert cv2.pointPolygonTest(red, (320.0, 470.0), False) > 0  # room for the cascades toward the player
 
 
+@pytest.mark.parametrize("left_y, right_y", [(420, 380), (380, 420)])
+def test_seats_are_named_from_the_bottom_clockwise_whichever_side_layout_lies_lower(left_y, right_y):
+    # three players seated left, top and right, nobody at the bottom (the camera's side): the
+    # names go left, top, right whether the left or the right layout lies a little lower in
+    # this still (they went by the lowest layout, and swapped from one still to the next)
+    from nertz.vision.calibrate import _order_clockwise
+
+    left, top, right = [120, left_y], [640, 100], [1160, right_y]
+    assert _order_clockwise(np.array([top, right, left], float)) == [2, 0, 1]
+    # with a bottom seat (a little right of straight down, or left of it) it comes first
+    for bottom_x in (600, 700):
+        centres = np.array([right, [bottom_x, 650], left, top], float)
+        assert _order_clockwise(centres) == [1, 2, 3, 0]
+
+
 def test_two_layouts_meeting_at_a_corner_are_told_apart():
     # a bottom row and a left column whose end cards touch: one linked group, not one row
     bottom = _row(400, 120, 6)

@@ -55,8 +55,9 @@ OpenCV window): click the shared area's corners, then each player's zone, then t
 a box on each player's card back shown to the camera.
 
 Players are named from ``--players`` (or ``P1``, ``P2``, ...): with layout markers, by marker
-id (10 is the first name); otherwise in clockwise order as seen in the image, starting with the
-layout nearest the image's bottom edge.
+id (10 is the first name); otherwise in clockwise order as seen in the image, starting from
+the bottom (the seat straight below the layouts' centre, or up to :data:`BOTTOM_SLACK_DEG`
+right of it; with nobody there, the first seat clockwise after it: the left one).
 
 Accuracy on rendered deals: ``python -m nertz.vision.calibrate_eval`` (figures in its docstring).
 
@@ -649,12 +650,22 @@ def register_backs(image: np.ndarray, back_boxes: Sequence[np.ndarray], hands: n
     return out
 
 
+BOTTOM_SLACK_DEG = 30.0
+"""Seats are named clockwise from the bottom of the image (:func:`_order_clockwise`): a layout up
+to this many degrees right of straight down from the layouts' centre still counts as the bottom
+seat, so the first name."""
+
+
 def _order_clockwise(centres: np.ndarray) -> list[int]:
-    """Indices of ``centres`` clockwise (as seen in the image, y down) starting at the lowest."""
+    """Indices of the layout centres ``(N, 2)`` (pixels) clockwise as seen in the image (y down),
+    starting from straight down (6 o'clock) from their mean: the bottom seat first, then the
+    left, top and right ones. A seat up to :data:`BOTTOM_SLACK_DEG` right of straight down
+    counts as the bottom one. The start is a fixed direction, not the lowest layout: with
+    nobody at the bottom (three players seated left, top and right) the lowest of the left and
+    right layouts changes from one still to the next, and so did every name."""
     c = centres.mean(axis=0)
-    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))
-    start = ang[int(np.argmax(centres[:, 1]))]
-    return [int(i) for i in np.argsort((ang - start) % 360.0)]
+    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))  # 90: straight down
+    return [int(i) for i in np.argsort((ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0, kind="stable")]
 
 
 STRAY_AREA = 2.5

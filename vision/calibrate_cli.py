@@ -17,8 +17,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
+import numpy as np
 import typer
 
 from nertz.referee.errors import NertzError
@@ -53,7 +54,10 @@ def calibrate_command(
         typer.echo(f"error: {message}", err=True)
         raise typer.Exit(2)
 
-    names = [n.strip() for n in players.split(",") if n.strip()] if players else None
+    names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
+    if names is not None and not 2 <= len(names) <= 6:
+        fail(f"--players names {len(names)} player{'s' if len(names) != 1 else ''}"
+             f"{' (' + ', '.join(names) + ')' if names else ''}: a table seats 2 to 6, comma-separated")
     if print_markers is not None:
         n = len(names) if names else (count or 4)
         try:
@@ -136,6 +140,25 @@ def calibrate_command(
         except NertzError as e:
             fail(f"the preview image: {e}")
     cal = data["calibration"]
-    typer.echo(f"wrote {out}: {len(table.players)} players ({', '.join(p.name + ' ' + p.back for p in table.players)}), "
+    size = (image.shape[1], image.shape[0])
+    seats = ", ".join(f"{p.name} {p.back} {_seat_side(table.zones[p.name], size)}" if p.name in table.zones
+                      else f"{p.name} {p.back}" for p in table.players)
+    typer.echo(f"wrote {out}: {len(table.players)} players ({seats}), "
                f"method {cal.get('method')}, frame at {still.t:.2f} s of {source}", err=True)
+    if not manual and len(table.zones) == len(table.players):
+        typer.echo("check the seats above (and --preview): names go clockwise from the bottom of the image; "
+                   "if a name is on the wrong seat, give --players in that order", err=True)
     sys.stdout.flush()
+
+
+def _seat_side(zone: Any, size: tuple[int, int]) -> str:
+    """Where a zone (polygon, pixels) lies in the ``(width, height)`` frame, as a player would
+    say it: ``"at the bottom"``, ``"at the left"``, ``"at the top"``, ``"at the right"`` (by
+    the direction of its centroid from the frame's centre, in frame-normalised units), for
+    the user to check the names against the seats."""
+    pts = np.asarray(zone, np.float64).reshape(-1, 2)
+    dx = (pts[:, 0].mean() - size[0] / 2) / max(size[0], 1)
+    dy = (pts[:, 1].mean() - size[1] / 2) / max(size[1], 1)
+    if abs(dx) >= abs(dy):
+        return "at the right" if dx > 0 else "at the left"
+    return "at the bottom" if dy > 0 else "at the top"
