@@ -282,3 +282,35 @@ def test_detect_command_reads_each_image_at_the_size_asked(tmp_path, monkeypatch
     assert lines[0]["image"] == str(img) and isinstance(lines[0]["cards"], list)
     assert "error" in lines[1] and sizes == [320]
     assert CliRunner().invoke(app, ["detect", str(img), "--imgsz", "10"]).exit_code == 2  # refused, no traceback
+
+
+@needs_models
+def test_detect_with_a_table_made_for_another_camera_uses_only_its_back_colours(tmp_path):
+    # a 640x360 frame with the table file of a 1280x720 camera: its zones would turn the cards
+    # lying where they are by the zones' directions (other names than without a table); the
+    # image gets a warning and is read as without the zones, the back colours still used
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    from nertz.datasets.render import make_scene, render_frame
+    from nertz.datasets.sim import SimSettings, simulate_round
+
+    rnd = simulate_round(SimSettings(players=2), 3)
+    scene = make_scene(rnd.table["players"], 11, resolution=(640, 360), tilt_deg=0.0)
+    table = scene.table_file()
+    frame, _ = render_frame(scene, rnd.state_at(rnd.duration * 0.5))
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), frame)
+    big = dict(table, shared_area=[[x * 2, y * 2] for x, y in table["shared_area"]],
+               zones={n: [[x * 2, y * 2] for x, y in z] for n, z in table["zones"].items()})
+    (tmp_path / "big.json").write_text(json.dumps(big))
+    (tmp_path / "fits.json").write_text(json.dumps(table))
+    runner = CliRunner()
+    other = runner.invoke(app, ["detect", str(img), "--json", "--table", str(tmp_path / "big.json")])
+    assert other.exit_code == 0 and "warning:" in other.stderr and "outside this source's 640x360" in other.stderr
+    fits = runner.invoke(app, ["detect", str(img), "--json", "--table", str(tmp_path / "fits.json")])
+    assert fits.exit_code == 0 and "warning" not in fits.stderr
+    plain = runner.invoke(app, ["detect", str(img), "--json"])
+    names = lambda r: sorted(c["label"] for c in json.loads(r.stdout)["cards"] if c["label"] != "back")  # noqa: E731
+    assert names(other) == names(plain)

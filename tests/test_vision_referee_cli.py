@@ -184,6 +184,27 @@ def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged()
     assert "outside" in table_misfit(tbl, (1280, 360))
 
 
+def test_a_zone_reaching_a_little_out_of_the_frame_fits_but_a_shared_area_does_not():
+    # the data engine's own table files put the zone of a player at the frame's edge up to
+    # 0.12 of the frame out of it (its cascades' room); `nertz referee` refused its own clip
+    from nertz.referee.files import read_table
+    from nertz.vision.sources import table_misfit
+
+    tbl = read_table(SAMPLE / "table.json")
+    name = next(iter(tbl.zones))
+    zone = [list(p) for p in tbl.zones[name]]
+    zone[0] = [zone[0][0], 720 * 1.15]
+    out = tbl.model_copy(update={"zones": {**tbl.zones, name: tuple(tuple(p) for p in zone)}})
+    assert table_misfit(out, (1280, 720)) is None
+    zone[0] = [zone[0][0], 720 * 1.4]
+    far = tbl.model_copy(update={"zones": {**tbl.zones, name: tuple(tuple(p) for p in zone)}})
+    assert f"{name}'s zone reaches" in table_misfit(far, (1280, 720))
+    shared = [list(p) for p in tbl.shared_area]
+    shared[0] = [shared[0][0], 720 * 1.15]
+    moved = tbl.model_copy(update={"shared_area": tuple(tuple(p) for p in shared)})
+    assert "the shared area reaches" in table_misfit(moved, (1280, 720))
+
+
 def test_bench_stops_reading_the_source_at_seconds(monkeypatch):
     # with --seconds the rest of the source is not decoded (and not timed)
     from types import SimpleNamespace

@@ -26,27 +26,31 @@ from nertz.referee.errors import NertzError
 
 def detect_command(
     images: Annotated[list[Path], typer.Argument(help="image files")],
-    table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours)")] = None,
+    table: Annotated[Optional[Path], typer.Option("--table", help="table file of the camera that took the images: "
+                                                  "back colours, and the zones' card directions")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image, with each card's quad "
                                                    "(without: its bounding box)")] = False,
     conf: Annotated[float, typer.Option(min=0.0, max=1.0, help="detector confidence threshold")] = 0.3,
     imgsz: Annotated[int, typer.Option(min=64, max=2048, help="detector input size (the image's longer side "
                                        "is scaled to it), pixels: 640 for a camera's view of a table; 320 for "
                                        "a photo of a few large cards (models/MODEL_CARD.md measures the edje "
-                                       "photos at 320: P 0.66 / R 0.98 on the held-out quarter of edje train, "
-                                       "0.55 / 0.90 there at 640; P 0.84 / R 0.97 on the evaluation-only "
-                                       "edje test photos at 320)")] = 640,
+                                       "photos at 320: faces P 0.68 / R 0.99 on the held-out quarter of edje train, "
+                                       "P 0.82 / R 0.99 on the evaluation-only edje test photos; worse at "
+                                       "640)")] = 640,
 ) -> None:
     """Find and name the cards in each image."""
     from nertz.referee.files import read_table
 
     from .detect import CardRecognizer, load_image
+    from .sources import table_misfit
 
     try:
-        rec = CardRecognizer(table=read_table(table) if table is not None else None, conf=conf, imgsz=imgsz)
+        tbl = read_table(table) if table is not None else None
+        rec = CardRecognizer(table=tbl, conf=conf, imgsz=imgsz)
     except NertzError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2)
+    axes = rec.axes  # the zones' card directions: only for images the table's polygons fit
     failed = 0
     for path in images:
         try:
@@ -58,6 +62,13 @@ def detect_command(
             else:
                 typer.echo(f"error: {e}", err=True)
             continue
+        misfit = table_misfit(tbl, (frame.shape[1], frame.shape[0])) if axes is not None else None
+        if misfit is not None:
+            # a table made for another camera would turn the cards lying where its zones are
+            # by those zones' directions: its back colours are still used, its zones not
+            typer.echo(f"warning: {path}: in {table}, {misfit} (for this image only its back colours are used)",
+                       err=True)
+        rec.axes = axes if misfit is None else None
         cards = rec(frame).cards()
         if json_out:
             sys.stdout.write(json.dumps({"image": str(path), "cards": cards}) + "\n")

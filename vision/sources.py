@@ -610,14 +610,18 @@ def frame_at(source: FrameSource, seconds: float = 0.0) -> Frame:
     raise SourceError(f"{source.spec}: ends at {last.t:.2f} s, before the {seconds:g} s asked for")
 
 
-def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str | None:
+def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1, zone_slack: float = 0.25) -> str | None:
     """Why the table file's polygons cannot be this source's, and what to do (a sentence for the
-    user): the shared area or a zone of ``table`` (a :class:`~nertz.referee.table.Table`)
-    reaching outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width
-    or height; None when they fit, or when the size is not known yet (``(0, 0)``). A table
-    made for another camera or resolution (its polygons in that camera's pixels) would
-    otherwise be used silently: cards seen nowhere, or plays from the wrong places. Used by
-    ``nertz referee`` and the service's camera."""
+    user): the shared area of ``table`` (a :class:`~nertz.referee.table.Table`) reaching
+    outside the ``(width, height)`` frame (pixels) by more than ``slack`` of its width or
+    height, or a zone by more than ``zone_slack``; None when they fit, or when the size is not
+    known yet (``(0, 0)``). A table made for another camera or resolution (its polygons in that
+    camera's pixels) would otherwise be used silently: cards seen nowhere, or plays from the
+    wrong places. A zone may reach further out than the shared area: a player seated at the
+    frame's edge has part of their zone (the cascades' room toward them) out of view; the data
+    engine's table files reach up to 0.12 of the frame out (54 rendered rounds, 2026-12-07),
+    where a table made at 1920 x 1080 reaches 0.5 out of a 1280 x 720 frame. Used by ``nertz
+    referee`` and the service's camera."""
     w, h = size
     if w <= 0 or h <= 0:
         return None
@@ -625,11 +629,11 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1) -> str |
     def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
         return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
 
-    polys = ([("the shared area", table.shared_area)] if table.shared_area is not None else []) + \
-        [(f"{name}'s zone", poly) for name, poly in table.zones.items()]
-    for what, poly in polys:
+    polys = ([("the shared area", table.shared_area, slack)] if table.shared_area is not None else []) + \
+        [(f"{name}'s zone", poly, zone_slack) for name, poly in table.zones.items()]
+    for what, poly, limit in polys:
         worst = max(((float(x), float(y)) for x, y in poly), key=outside)
-        if outside(worst) > slack:
+        if outside(worst) > limit:
             return (f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames: "
                     "a table file made for another camera or resolution? Make one for this source with nertz calibrate")
     return None
