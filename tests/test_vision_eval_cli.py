@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from nertz.referee.errors import NertzError
 from nertz.vision.eval_cli import read_labels_any
 from nertz.vision.observe import read_labels
 
@@ -102,8 +104,12 @@ def test_eval_user_mistakes_are_clear_errors(fixture, tmp_path):
     (tmp_path / "broken.png").write_bytes(b"not an image")
     ok = tmp_path / "one.jsonl"
     ok.write_text('{"image": "broken.png", "cards": ["7S"]}\n')
-    r = nertz("eval", "--images", str(tmp_path), "--labels", str(ok))
-    assert r.returncode == 0 and "broken.png" in r.stderr
+    r = nertz("eval", "--images", str(tmp_path), "--labels", str(ok))  # nothing readable: an error
+    assert r.returncode == 2 and "broken.png" in r.stderr and "could be read" in r.stderr
+    (tmp_path / "f300.png").write_bytes((d / "f300.png").read_bytes())
+    ok.write_text('{"image": "broken.png", "cards": ["7S"]}\n{"image": "f300.png", "cards": ["7S"]}\n')
+    r = nertz("eval", "--images", str(tmp_path), "--labels", str(ok))  # one unreadable of two: skipped
+    assert r.returncode == 0 and "broken.png" in r.stderr and "1 images" in r.stdout
 
 
 def test_back_accuracy_counts_every_half_visible_back_once():
@@ -120,3 +126,192 @@ def test_back_accuracy_counts_every_half_visible_back_once():
     rm = back_accuracy(samples, measured=True)
     second = sum(int(c == 1 and v >= 0.5) for c, v in zip(samples[1][1]["class_id"], samples[1][1]["visible"]))
     assert rm["n"] == second and rm["right"] + rm["unknown"] + rm["wrong"] == rm["n"]
+
+
+# --- label-set mistakes, on tiny images and a stand-in recogniser (no models, fast) ---------------
+
+class FakeRecognizer:
+    """Stands in for CardRecognizer: every image gives the same detections ``[(class, xyxy, label)]``."""
+
+    made: dict = {}
+    dets: list = []
+
+    def __init__(self, **kwargs):
+        FakeRecognizer.made = kwargs
+
+    def detect(self, frame):
+        return None
+
+    def identify(self, frame, det):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(class_id=np.array([c for c, _, _ in self.dets], np.int64),
+                               boxes=np.array([b for _, b, _ in self.dets], np.float64).reshape(-1, 4),
+                               labels=np.array([s for _, _, s in self.dets], object))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    import nertz.vision.detect as detect
+
+    monkeypatch.setattr(detect, "CardRecognizer", FakeRecognizer)
+    FakeRecognizer.made, FakeRecognizer.dets = {}, []
+    return FakeRecognizer
+
+
+def run_eval(*args: str):
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    return CliRunner().invoke(app, ["eval", *args])
+
+
+def photo(folder: Path, name: str = "p.png", w: int = 40, h: int = 60) -> Path:
+    folder.mkdir(exist_ok=True)
+    cv2.imwrite(str(folder / name), np.zeros((h, w, 3), np.uint8))
+    return folder / name
+
+
+def voc(folder: Path, image: str, objects: list[tuple[str, list[float]]], size: tuple[int, int] | None = None) -> Path:
+    folder.mkdir(exist_ok=True)
+    objs = "".join(f"<object><name>{n}</name><bndbox><xmin>{b[0]}</xmin><ymin>{b[1]}</ymin><xmax>{b[2]}</xmax>"
+                   f"<ymax>{b[3]}</ymax></bndbox></object>" for n, b in objects)
+    sz = f"<size><width>{size[0]}</width><height>{size[1]}</height><depth>3</depth></size>" if size else ""
+    p = folder / (Path(image).stem + ".xml")
+    p.write_text(f"<annotation><filename>{image}</filename>{sz}{objs}</annotation>")
+    return p
+
+
+@pytest.mark.parametrize("yaml", [
+    "path: .\nnames: ['KH','AC','QS']  # cards\nnc: 3\n",
+    "nc: 3\nnames: [KH, AC,\n  QS]\n",
+    "names:\n  - KH\n  - 'AC'\n  - QS\nnc: 3\n",
+    "names:\n- KH\n- AC\n- QS\n",
+    "names:\n  0: KH\n  1: AC\n  2: QS\n",
+    "names: {0: KH, 1: AC, 2: QS}\n",
+])
+def test_yolo_class_names_in_each_data_yaml_form(tmp_path, yaml):
+    photo(tmp_path / "img", "a.png")
+    lab = tmp_path / "labels"
+    lab.mkdir()
+    (lab / "a.txt").write_text("1 0.5 0.5 0.5 0.5\n2 0.2 0.2 0.1 0.1\n")
+    (tmp_path / "data.yaml").write_text(yaml)  # beside the labels' folder, as ultralytics writes it
+    notes: list[str] = []
+    items = read_labels_any(tmp_path / "img", lab, notes)
+    assert items[0]["cards"] == ["AC", "QS"] and list(items[0]["class_id"]) == [0, 0] and notes == []
+
+
+def test_yolo_names_file_that_gives_no_names_is_an_error(tmp_path):
+    photo(tmp_path / "img", "a.png")
+    lab = tmp_path / "labels"
+    lab.mkdir()
+    (lab / "a.txt").write_text("1 0.5 0.5 0.5 0.5\n")
+    (lab / "data.yaml").write_text("names: KH AC\n")
+    with pytest.raises(NertzError, match="data.yaml: no class names"):
+        read_labels_any(tmp_path / "img", lab)
+    (lab / "data.yaml").unlink()
+    (lab / "classes.txt").write_text("\n")
+    with pytest.raises(NertzError, match="classes.txt: no class names"):
+        read_labels_any(tmp_path / "img", lab)
+    (lab / "classes.txt").unlink()  # no names file: the detector's classes, said so
+    notes: list[str] = []
+    assert list(read_labels_any(tmp_path / "img", lab, notes)[0]["class_id"]) == [1]
+    assert "no classes.txt or data.yaml" in notes[0]
+
+
+def test_eval_imgsz_is_passed_with_nertz_detects_default(fake, tmp_path):
+    import inspect
+
+    from nertz.vision.detect_cli import detect_command
+    from nertz.vision.eval_cli import eval_command
+
+    photo(tmp_path / "img")
+    (tmp_path / "l.jsonl").write_text('{"image": "p.png", "cards": ["7S"]}\n')
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(tmp_path / "l.jsonl"), "--imgsz", "320")
+    assert r.exit_code == 0, r.output
+    assert fake.made["imgsz"] == 320 and "imgsz 320" in r.stdout
+    default = inspect.signature(eval_command).parameters["imgsz"].default
+    assert default == inspect.signature(detect_command).parameters["imgsz"].default == 640
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(tmp_path / "l.jsonl"), "--imgsz", "10")
+    assert r.exit_code == 2
+
+
+def test_voc_size_unlike_the_image_scales_the_boxes_with_a_warning(fake, tmp_path):
+    img = tmp_path / "img"
+    photo(img, "a.png", 40, 60)
+    photo(img, "b.png", 40, 60)
+    lab = tmp_path / "voc"
+    voc(lab, "a.png", [("KH", [20, 20, 60, 80])], size=(80, 120))  # labelled on a photo twice the size
+    voc(lab, "b.png", [("KH", [10, 10, 30, 40])], size=(120, 80))  # another shape: turned
+    fake.dets = [(0, [10, 10, 30, 40], "KH")]
+    r = run_eval("--images", str(img), "--labels", str(lab), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["images"] == 1 and out["detection"]["cards"]["tp"] == 1 and out["identity"]["right"] == 1
+    assert "a.xml: <size> 80x120" in r.stderr and "scaled by 0.5" in r.stderr
+    assert "b.xml" in r.stderr and "skipped" in r.stderr
+
+
+def test_missing_image_skips_its_label_file_and_none_at_all_is_an_error(fake, tmp_path):
+    img = tmp_path / "img"
+    photo(img, "a.png")
+    lab = tmp_path / "voc"
+    voc(lab, "a.png", [("KH", [10, 10, 30, 40])])
+    voc(lab, "gone.png", [("KH", [10, 10, 30, 40])])
+    fake.dets = [(0, [10, 10, 30, 40], "KH")]
+    r = run_eval("--images", str(img), "--labels", str(lab))
+    assert r.exit_code == 0, r.output
+    assert "gone.xml" in r.stderr and "1 images" in r.stdout
+    (lab / "a.xml").unlink()
+    r = run_eval("--images", str(img), "--labels", str(lab))
+    assert r.exit_code == 2 and "no labelled image found" in r.stderr and "gone.xml" in r.stderr
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+def test_a_label_that_is_not_a_card_names_its_file_and_line(tmp_path):
+    img = tmp_path / "img"
+    photo(img, "a.png")
+    x = voc(tmp_path / "voc", "a.png", [("KH", [1, 1, 5, 5]), ("kong", [1, 1, 5, 5])])
+    with pytest.raises(NertzError, match=rf"{re.escape(str(x))}: object 2: label 'kong' is not a card"):
+        read_labels_any(img, tmp_path / "voc")
+    y = tmp_path / "yolo"
+    y.mkdir()
+    (y / "classes.txt").write_text("KH\nkong\n")
+    (y / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n1 0.5 0.5 0.2 0.2\n")
+    with pytest.raises(NertzError, match=rf"{re.escape(str(y / 'a.txt'))}:2: class 1 of .*classes.txt: label 'kong'"):
+        read_labels_any(img, y)
+    j = tmp_path / "l.jsonl"
+    j.write_text('{"image": "a.png", "cards": ["KH"]}\n{"image": "a.png", "cards": ["kong"]}\n')
+    with pytest.raises(NertzError, match=rf"{re.escape(str(j))}:2: label 'kong'"):
+        read_labels_any(img, j)
+
+
+def test_a_class_without_truth_has_no_recall_and_cards_are_keyed_as_written(fake, tmp_path):
+    img = tmp_path / "img"
+    photo(img, "a.png")
+    voc(tmp_path / "voc", "a.png", [("ace", [10, 10, 30, 40]), ("KS", [0, 0, 8, 8])])
+    fake.dets = [(0, [10, 10, 30, 40], "AH"), (0, [0, 0, 8, 8], "QS"), (2, [0, 40, 20, 60], "hand")]
+    r = run_eval("--images", str(img), "--labels", str(tmp_path / "voc"), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["detection"]["hand"] == {"tp": 0, "fp": 1, "fn": 0, "precision": 0.0, "recall": None}
+    assert out["detection"]["back"]["recall"] is None and out["detection"]["back"]["precision"] is None
+    assert set(out["per_card"]) == {"A", "KS"} and out["confusions"] == [["KS", "QS", 1]]
+    r = run_eval("--images", str(img), "--labels", str(tmp_path / "voc"))
+    assert re.search(r"hand\s+0\.000\s+none", r.stdout)
+    assert "weakest cards: KS 0/1, A 1/1" in r.stdout and "KS -> QS x1" in r.stdout
+
+
+def test_card_lists_count_extra_faces_as_false_positives(fake, tmp_path):
+    img = tmp_path / "img"
+    photo(img, "a.png")
+    (tmp_path / "l.jsonl").write_text('{"image": "a.png", "cards": ["7S"]}\n')
+    fake.dets = [(0, [0, 0, 9, 9], "7S"), (0, [10, 10, 19, 19], "8S"), (0, [20, 20, 29, 29], "9S"), (1, [0, 30, 9, 39], "back")]
+    r = run_eval("--images", str(img), "--labels", str(tmp_path / "l.jsonl"), "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["card_lists"] == {"tp": 1, "fp": 2, "fn": 0, "precision": 0.3333, "recall": 1.0}
+    assert out["identity"]["accuracy"] == 1.0
+    r = run_eval("--images", str(img), "--labels", str(tmp_path / "l.jsonl"))
+    assert "card lists: precision 0.333" in r.stdout

@@ -5,26 +5,46 @@ Label formats (``--labels``):
 
 * a folder of **Pascal VOC** ``.xml`` files (one per image): each ``<object>``'s ``<name>`` is
   a card (``7S``, ``JK``), a rank word (``nine`` .. ``ace``, ``two`` .. ``eight``: only the rank
-  is then checked), or ``card``/``face``/``back``/``hand`` (detection only);
+  is then checked), or ``card``/``face``/``back``/``hand`` (detection only). When a file's
+  ``<size>`` is not the image's size but has its shape (e.g. labelled on a photo twice as
+  large), its boxes are scaled to the image, with a warning naming the file; a ``<size>`` of
+  another shape (a turned photo) skips the image, with a message;
 * a folder of **YOLO** ``.txt`` files (``class cx cy w h``, normalised), with the class names
-  in ``classes.txt`` or ``data.yaml`` beside them (or the detector's own ``face back hand``);
+  in ``classes.txt`` (one a line) or ``data.yaml`` (``names: [KH, AC]``, a block of ``- KH``
+  lines, or of ``0: KH`` lines, under ``names:``) in the folder or its parent; with neither,
+  the detector's own ``0 face, 1 back, 2 hand`` (with a warning). A names file that gives no
+  names is an error;
 * a **JSON** file ``{"images": [{"image": name, "boxes": [{"xmin", "ymin", "xmax", "ymax",
   "card"}]}]}`` (as ``shared/real_cards/edje_tf_cards/train_labels.json``);
-* a **JSON lines** file of card lists, ``{"image": name, "cards": ["7S", "QH", ...]}`` per line:
-  no boxes, so each image's named cards are compared as multisets.
+* a **JSON lines** file of card lists, ``{"image": name, "cards": ["7S", "QH", ...]}`` per line
+  (cards or rank words): no boxes, so each image's named cards are compared as multisets.
+
+A label whose image is not in ``--images`` (or cannot be read) is skipped with a message; the
+run fails (status 2) only when no labelled image at all can be read. A label that is not a card
+is an error naming its file (and line, for YOLO and card lists).
 
 Boxes are matched one to one by IoU (``--iou``, default 0.5) against the detector's boxes; a
 matched face is then named right or wrong. Printed: detection precision and recall per class and
 for all cards, identity accuracy overall and per card, and the most frequent confusion pairs.
+A precision or recall with nothing to count (no detections, no truth boxes of that class) is
+``none`` (JSON ``null``), not 0. Cards are written as in the labels' notation: ``"AS"``, or
+``"A"`` for a card labelled by rank only.
+
+With card lists, ``card_lists`` counts, over all images, the faces found (class ``face``; backs
+and hands are not counted): a found face named as one of the image's listed cards (each listed
+card used once) is a true positive, any other found face (an extra or misnamed one) a false
+positive, a listed card no found face was named as a false negative; identity accuracy is then
+the recall.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Optional
+from typing import Annotated, Any, Optional
 
 import numpy as np
 import typer
@@ -39,10 +59,18 @@ RANK_WORDS = {"ace": "A", "two": "2", "three": "3", "four": "4", "five": "5", "s
 
 _DETECT_WORDS = {"card": 0, "face": 0, "back": 1, "hand": 2}
 _IMAGE_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+_SHAPE_TOLERANCE = 0.02
+"""How far (relative) a VOC ``<size>``'s width and height scales may differ and still be
+taken for one scale of the image."""
 
 
-def _truth_of(name: str) -> tuple[int, str]:
-    """(detector class, card or rank-prefix ``"r:9"`` or "") of a label name."""
+def _truth_of(name: str, where: str = "") -> tuple[int, str]:
+    """(detector class, card or rank-prefix ``"r:9"`` or "") of a label name; ``where`` (file,
+    line) prefixes the error.
+
+    Raises:
+        NertzError: the name is not a card, a rank word or a detector class.
+    """
     n = name.strip()
     low = n.lower()
     if low in _DETECT_WORDS:
@@ -54,7 +82,13 @@ def _truth_of(name: str) -> tuple[int, str]:
     try:
         return 0, str(parse_card(n))
     except CardError:
-        raise NertzError(f"label {name!r} is not a card (7S, JK), a rank word (nine, ace) or card/face/back/hand") from None
+        raise NertzError(f"{where + ': ' if where else ''}label {name!r} is not a card (7S, JK), "
+                         "a rank word (nine, ace) or card/face/back/hand") from None
+
+
+def _card_name(want: str) -> str:
+    """The notation a user writes for an internal truth: ``"r:A"`` (rank only) -> ``"A"``."""
+    return want[2:] if want.startswith("r:") else want
 
 
 def _find_image(folder: Path, stem_or_name: str) -> Path:
@@ -68,13 +102,24 @@ def _find_image(folder: Path, stem_or_name: str) -> Path:
     raise NertzError(f"{folder}: no image {stem_or_name!r} for a label")
 
 
-def read_labels_any(images: Path, labels: Path) -> list[dict[str, Any]]:
-    """Read any supported label set (module docstring) into ``[{"image": path, "boxes": (M, 4)
-    xyxy pixels or None, "class_id": (M,), "cards": [card, "r:<rank>" or ""]}]``.
+def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
+    """Read any supported label set (module docstring).
+
+    Args:
+        images: the folder of images.
+        labels: the labels folder or file.
+        warnings: a list to which messages about skipped labels (no image for them, or an
+            unreadable one for YOLO) and other doubts are appended; None: dropped.
+
+    Returns:
+        ``[{"image": path, "boxes": (M, 4) xyxy pixels or None, "class_id": (M,) or None,
+        "cards": [card, "r:<rank>" or ""], "size": (width, height) the VOC file declares or
+        None, "label": the label file (and line)}]``: one per labelled image found.
 
     Raises:
-        NertzError: missing files, an unknown format, or labels that do not parse.
+        NertzError: missing folders, an unknown format, or labels that do not parse.
     """
+    warn = warnings if warnings is not None else []
     if not images.is_dir():
         raise NertzError(f"{images}: not a folder of images")
     if not labels.exists():
@@ -88,25 +133,38 @@ def read_labels_any(images: Path, labels: Path) -> list[dict[str, Any]]:
                 try:
                     root = ET.parse(x).getroot()
                     boxes, cls, cards = [], [], []
-                    for o in root.iter("object"):
+                    for j, o in enumerate(root.iter("object"), 1):
                         b = o.find("bndbox")
                         boxes.append([float(b.find(k).text) for k in ("xmin", "ymin", "xmax", "ymax")])
-                        c, card = _truth_of(o.find("name").text or "")
+                        c, card = _truth_of(o.find("name").text or "", f"{x}: object {j}")
                         cls.append(c)
                         cards.append(card)
                     fname = root.findtext("filename") or x.stem
+                    size = None
+                    if root.find("size") is not None:
+                        w, h = (int(float(root.findtext(f"size/{k}") or 0)) for k in ("width", "height"))
+                        size = (w, h) if w > 0 and h > 0 else None
                 except (ET.ParseError, AttributeError, TypeError, ValueError) as exc:
                     raise NertzError(f"{x}: not a Pascal VOC annotation ({exc})") from None
-                out.append({"image": _find_image(images, fname), "boxes": np.array(boxes, np.float64).reshape(-1, 4),
-                            "class_id": np.array(cls, np.int64), "cards": cards})
+                try:
+                    img = _find_image(images, fname)
+                except NertzError as exc:
+                    warn.append(f"{x}: skipped: {exc}")
+                    continue
+                out.append({"image": img, "boxes": np.array(boxes, np.float64).reshape(-1, 4),
+                            "class_id": np.array(cls, np.int64), "cards": cards, "size": size, "label": str(x)})
             return out
         if txts:
-            names = _yolo_names(labels)
-            for t in txts:
-                img = _find_image(images, t.stem)
-                from .detect import load_image
+            from .detect import load_image
 
-                h, w = load_image(img).shape[:2]
+            names, source = _yolo_names(labels, warn)
+            for t in txts:
+                try:
+                    img = _find_image(images, t.stem)
+                    h, w = load_image(img).shape[:2]
+                except NertzError as exc:
+                    warn.append(f"{t}: skipped: {exc}")
+                    continue
                 boxes, cls, cards = [], [], []
                 for i, line in enumerate(t.read_text().splitlines(), 1):
                     parts = line.split()
@@ -114,84 +172,200 @@ def read_labels_any(images: Path, labels: Path) -> list[dict[str, Any]]:
                         continue
                     try:
                         k, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:5])
-                        c, card = _truth_of(names[k])
-                    except (ValueError, IndexError, KeyError):
+                    except ValueError:
                         raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h)") from None
+                    if k not in names:
+                        raise NertzError(f"{t}:{i}: class {k} has no name in {source} ({len(names)} names)")
+                    c, card = _truth_of(names[k], f"{t}:{i}: class {k} of {source}")
                     boxes.append([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
                     cls.append(c)
                     cards.append(card)
                 out.append({"image": img, "boxes": np.array(boxes, np.float64).reshape(-1, 4),
-                            "class_id": np.array(cls, np.int64), "cards": cards})
+                            "class_id": np.array(cls, np.int64), "cards": cards, "size": None, "label": str(t)})
             return out
         raise NertzError(f"{labels}: no .xml (Pascal VOC) or .txt (YOLO) labels in this folder")
     text = labels.read_text(encoding="utf-8")
+    if labels.suffix in (".jsonl", ".ndjson"):
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{labels}:{i}"
+            try:
+                e = json.loads(line)
+                name, listed = e["image"], e["cards"]
+                if not isinstance(listed, list):
+                    raise TypeError("'cards' is not a list")
+            except (ValueError, KeyError, TypeError) as exc:
+                raise NertzError(f"{where}: not a card list line {{\"image\": name, \"cards\": [...]}} ({exc})") from None
+            cards = []
+            for c in listed:
+                card = _truth_of(str(c), where)[1]
+                if not card:
+                    raise NertzError(f"{where}: {c!r}: a card list names cards (7S) or ranks (nine), "
+                                     "not card/face/back/hand")
+                cards.append(card)
+            try:
+                img = _find_image(images, name)
+            except NertzError as exc:
+                warn.append(f"{where}: skipped: {exc}")
+                continue
+            out.append({"image": img, "boxes": None, "class_id": None, "cards": cards, "size": None, "label": where})
+        return out
     try:
-        if labels.suffix in (".jsonl", ".ndjson"):
-            for i, line in enumerate(text.splitlines(), 1):
-                if line.strip():
-                    e = json.loads(line)
-                    out.append({"image": _find_image(images, e["image"]), "boxes": None, "class_id": None,
-                                "cards": [_truth_of(c)[1] for c in e["cards"]]})
-            return out
         data = json.loads(text)
         for e in data["images"]:
             bs = e["boxes"]
-            out.append({"image": _find_image(images, e["image"]),
-                        "boxes": np.array([[b["xmin"], b["ymin"], b["xmax"], b["ymax"]] for b in bs], np.float64).reshape(-1, 4),
-                        "class_id": np.zeros(len(bs), np.int64),
-                        "cards": [_truth_of(b["card"])[1] if b.get("card") else "" for b in bs]})
+            cards = [_truth_of(str(b["card"]), f"{labels}: image {e['image']!r}, box {j}")[1] if b.get("card") else ""
+                     for j, b in enumerate(bs, 1)]
+            boxes = np.array([[b["xmin"], b["ymin"], b["xmax"], b["ymax"]] for b in bs], np.float64).reshape(-1, 4)
+            try:
+                img = _find_image(images, e["image"])
+            except NertzError as exc:
+                warn.append(f"{labels}: image {e['image']!r} skipped: {exc}")
+                continue
+            out.append({"image": img, "boxes": boxes, "class_id": np.zeros(len(bs), np.int64), "cards": cards,
+                        "size": None, "label": str(labels)})
     except (ValueError, KeyError, TypeError) as exc:
         raise NertzError(f"{labels}: not a labels file of a supported format ({exc})") from None
     return out
 
 
-def _yolo_names(folder: Path) -> dict[int, str]:
+def _unquote(s: str) -> str:
+    s = s.strip()
+    return s[1:-1].strip() if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"" else s
+
+
+def _uncomment(s: str) -> str:
+    return re.split(r"(?:^|\s)#", s, maxsplit=1)[0]
+
+
+def _yaml_names(text: str) -> dict[int, str]:
+    """The class names of a YOLO ``data.yaml`` (its top-level ``names``): a flow list
+    ``[KH, 'AC']`` (over one or more lines), a flow mapping ``{0: KH}``, or a block of ``- KH`` or
+    ``0: KH`` lines. ``{}`` when there is no ``names`` key or it gives none."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"names\s*:(.*)$", line)
+        if not m:
+            continue
+        rest = _uncomment(m.group(1)).strip()
+        if rest[:1] in ("[", "{"):
+            close = "]" if rest[0] == "[" else "}"
+            j = i
+            while close not in rest and j + 1 < len(lines):
+                j += 1
+                rest += " " + _uncomment(lines[j]).strip()
+            if close not in rest:
+                return {}
+            items = [s for s in rest[1:rest.index(close)].split(",") if s.strip()]
+            if close == "]":
+                return {k: _unquote(s) for k, s in enumerate(items)}
+            pairs = [s.split(":", 1) for s in items]
+            return {int(_unquote(k)): _unquote(v) for k, v in pairs if _unquote(k).isdigit()} if all(
+                len(p) == 2 for p in pairs) else {}
+        if rest:
+            return {}
+        names: dict[int, str] = {}
+        for line2 in lines[i + 1:]:
+            s = _uncomment(line2).strip()
+            if not s:
+                continue
+            if s.startswith("-") and (s == "-" or s[1] in " \t"):
+                names[len(names)] = _unquote(s[1:])
+            elif line2[:1] in " \t" and re.match(r"\d+\s*:", s):
+                k, v = s.split(":", 1)
+                names[int(k)] = _unquote(v)
+            else:
+                break
+        return {k: v for k, v in names.items() if v}
+    return {}
+
+
+def _yolo_names(folder: Path, warnings: list[str]) -> tuple[dict[int, str], str]:
+    """(class id -> name, where they came from) for a YOLO labels folder: its (or its parent's)
+    ``classes.txt`` or ``data.yaml``; else the detector's classes, with a warning.
+
+    Raises:
+        NertzError: a names file that gives no names.
+    """
     for base in (folder, folder.parent):
         ct = base / "classes.txt"
         if ct.is_file():
-            return dict(enumerate(x.strip() for x in ct.read_text().splitlines() if x.strip()))
+            names = dict(enumerate(x.strip() for x in ct.read_text().splitlines() if x.strip()))
+            if not names:
+                raise NertzError(f"{ct}: no class names in it (one name a line: KH, AC, ...)")
+            return names, str(ct)
         dy = base / "data.yaml"
         if dy.is_file():
-            names: dict[int, str] = {}
-            for line in dy.read_text().splitlines():
-                s = line.strip()
-                if ":" in s and s.split(":", 1)[0].strip().isdigit():
-                    k, v = s.split(":", 1)
-                    names[int(k)] = v.strip().strip("'\"")
-            if names:
-                return names
-    return {0: "face", 1: "back", 2: "hand"}
+            names = _yaml_names(dy.read_text(encoding="utf-8"))
+            if not names:
+                raise NertzError(f"{dy}: no class names read from it (write them as names: [KH, AC], "
+                                 "or under names: as lines '- KH' or '0: KH')")
+            return names, str(dy)
+    warnings.append(f"{folder}: no classes.txt or data.yaml beside the labels: class ids taken as the "
+                    "detector's 0 face, 1 back, 2 hand")
+    return {0: "face", 1: "back", 2: "hand"}, "the detector's classes (face, back, hand)"
 
 
 def _right(said: str, want: str) -> bool:
     return said[:1] == want[2:] if want.startswith("r:") else said == want
 
 
+def _scaled_truth(item: dict[str, Any], width: int, height: int) -> tuple[np.ndarray | None, str]:
+    """(the item's boxes in the image's pixels, or None when its declared size has another shape;
+    a message, or "" when the declared size is the image's)."""
+    gb, size = item["boxes"], item.get("size")
+    if gb is None or not size or tuple(size) == (width, height):
+        return gb, ""
+    w, h = size
+    sx, sy = width / w, height / h
+    where = f"{item.get('label', item['image'])}: <size> {w}x{h}"
+    if abs(sx / sy - 1) > _SHAPE_TOLERANCE:
+        return None, f"{where} is not the shape of {item['image']} ({width}x{height} pixels; turned?): skipped"
+    return gb * [sx, sy, sx, sy], (f"{where} but {item['image']} is {width}x{height} pixels: "
+                                   f"boxes scaled by {sx:.3g} to the image")
+
+
 def score(recognizer: Any, items: list[dict[str, Any]], iou: float = 0.5) -> dict[str, Any]:
     """Run the recogniser on every labelled image and count (see the module docstring).
 
+    Args:
+        recognizer: a :class:`~nertz.vision.detect.CardRecognizer` (``detect``, ``identify``).
+        items: labelled images from :func:`read_labels_any`.
+        iou: box matching threshold.
+
     Returns:
-        ``{"images", "unreadable", "detection": {class: {tp, fp, fn, precision, recall}},
-        "identity": {"n", "right", "accuracy"}, "per_card": {card: {n, right, accuracy}},
-        "confusions": [[truth, said, count]]}``.
+        ``{"images", "unreadable", "warnings", "detection": {class: {tp, fp, fn, precision,
+        recall}}, "card_lists": {tp, fp, fn, precision, recall}, "identity": {"n", "right",
+        "accuracy"}, "per_card": {card: {n, right, accuracy}}, "confusions": [[truth, said,
+        count]]}``; a ratio of nothing is None; cards in the labels' notation (``"A"`` for a
+        rank-only label).
     """
     from .detect import ImageError, load_image
     from .evaluate import match_boxes
 
     det_counts = {k: Counter() for k in ("face", "back", "hand", "cards")}
+    lists = Counter()
     ident, per_card, conf = Counter(), {}, Counter()
-    unreadable = []
+    unreadable, warnings = [], []
     for item in items:
         try:
             frame = load_image(item["image"])
         except ImageError as exc:
             unreadable.append(str(exc))
             continue
+        gb, note = _scaled_truth(item, frame.shape[1], frame.shape[0])
+        if item["boxes"] is not None and gb is None:
+            unreadable.append(note)
+            continue
+        if note:
+            warnings.append(note)
         d = recognizer.identify(frame, recognizer.detect(frame))
         faces = np.nonzero(d.class_id == 0)[0]
-        if item["boxes"] is None:  # card lists: multisets
+        if gb is None:  # card lists: multisets, whole cards matched before ranks
             said = Counter(str(d.labels[i]) for i in faces)
-            for want in item["cards"]:
+            right = 0
+            for want in sorted(item["cards"], key=lambda w: w.startswith("r:")):
                 hit = next((s for s in said if said[s] > 0 and _right(s, want)), None)
                 pc = per_card.setdefault(want, Counter())
                 pc["n"] += 1
@@ -200,8 +374,12 @@ def score(recognizer: Any, items: list[dict[str, Any]], iou: float = 0.5) -> dic
                     said[hit] -= 1
                     pc["right"] += 1
                     ident["right"] += 1
+                    right += 1
+            lists["tp"] += right
+            lists["fp"] += len(faces) - right
+            lists["fn"] += len(item["cards"]) - right
             continue
-        gb, gc = item["boxes"], item["class_id"]
+        gc = item["class_id"]
         for k, c in (("face", 0), ("back", 1), ("hand", 2), ("cards", None)):
             di = np.nonzero(np.isin(d.class_id, [0, 1]) if c is None else d.class_id == c)[0]
             gi = np.nonzero(np.isin(gc, [0, 1]) if c is None else gc == c)[0]
@@ -224,19 +402,26 @@ def score(recognizer: Any, items: list[dict[str, Any]], iou: float = 0.5) -> dic
                     else:
                         conf[(want, said)] += 1
 
+    def ratio(a: int, b: int) -> float | None:
+        return round(a / b, 4) if b else None
+
     def pr(c: Counter) -> dict[str, Any]:
         tp, fp, fn = c["tp"], c["fp"], c["fn"]
-        return {"tp": tp, "fp": fp, "fn": fn, "precision": round(tp / max(tp + fp, 1), 4),
-                "recall": round(tp / max(tp + fn, 1), 4)}
+        return {"tp": tp, "fp": fp, "fn": fn, "precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn)}
 
     return {
-        "images": len(items) - len(unreadable), "unreadable": unreadable,
+        "images": len(items) - len(unreadable), "unreadable": unreadable, "warnings": warnings,
         "detection": {k: pr(v) for k, v in det_counts.items()},
-        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": round(ident["right"] / max(ident["n"], 1), 4)},
-        "per_card": {k: {"n": v["n"], "right": v["right"], "accuracy": round(v["right"] / max(v["n"], 1), 4)}
-                     for k, v in sorted(per_card.items())},
-        "confusions": [[a.replace("r:", "rank "), b, n] for (a, b), n in conf.most_common(15)],
+        "card_lists": pr(lists),
+        "identity": {"n": ident["n"], "right": ident["right"], "accuracy": ratio(ident["right"], ident["n"])},
+        "per_card": {_card_name(k): {"n": v["n"], "right": v["right"], "accuracy": ratio(v["right"], v["n"])}
+                     for k, v in sorted(per_card.items(), key=lambda kv: _card_name(kv[0]))},
+        "confusions": [[_card_name(a), b, n] for (a, b), n in conf.most_common(15)],
     }
+
+
+def _f(x: float | None) -> str:
+    return "none" if x is None else f"{x:.3f}"
 
 
 def eval_command(
@@ -244,6 +429,10 @@ def eval_command(
     labels: Annotated[Path, typer.Option("--labels", help="Labels: VOC or YOLO folder, JSON boxes, or JSON lines of card lists.")],
     table: Annotated[Optional[Path], typer.Option("--table", "-t", help="Table file (backs are named by its colours).")] = None,
     iou: Annotated[float, typer.Option("--iou", min=0.05, max=0.95, help="Box matching threshold.")] = 0.5,
+    imgsz: Annotated[int, typer.Option(min=64, max=2048, help="Detector input size (the image's longer side is "
+                                       "scaled to it), pixels, as for nertz detect: 640 for a camera's view of a "
+                                       "table; 320 for a photo of a few large cards (the README's real-photo "
+                                       "figures).")] = 640,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Precision, recall and identity accuracy of the shipped models on a labelled folder."""
@@ -251,30 +440,45 @@ def eval_command(
 
     from .detect import CardRecognizer
 
+    notes: list[str] = []
     try:
-        items = read_labels_any(images, labels)
+        items = read_labels_any(images, labels, notes)
         if not items:
-            raise NertzError(f"{labels}: no labelled images")
-        rec = CardRecognizer(table=read_table(table) if table is not None else None)
+            for n in notes:
+                typer.echo(f"warning: {n}", err=True)
+            raise NertzError(f"{labels}: no labelled image found in {images}")
+        rec = CardRecognizer(table=read_table(table) if table is not None else None, imgsz=imgsz)
         r = score(rec, items, iou)
     except NertzError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    r["warnings"] = notes + r["warnings"]
+    r["imgsz"] = imgsz
+    for n in r["warnings"]:
+        typer.echo(f"warning: {n}", err=True)
+    for u in r["unreadable"]:
+        typer.echo(f"skipped: {u}", err=True)
+    if not r["images"]:
+        typer.echo(f"error: none of the {len(items)} labelled images could be read", err=True)
+        raise typer.Exit(2)
     if as_json:
         typer.echo(json.dumps(r))
         return
-    for u in r["unreadable"]:
-        typer.echo(f"skipped: {u}", err=True)
-    typer.echo(f"{r['images']} images")
+    typer.echo(f"{r['images']} images (imgsz {imgsz})")
     if any(v["tp"] + v["fn"] + v["fp"] for v in r["detection"].values()):
         typer.echo(f"{'detection':<10}{'precision':>10}{'recall':>8}{'tp':>6}{'fp':>6}{'fn':>6}")
         for k, v in r["detection"].items():
             if v["tp"] + v["fp"] + v["fn"]:
-                typer.echo(f"{k:<10}{v['precision']:>10.3f}{v['recall']:>8.3f}{v['tp']:>6}{v['fp']:>6}{v['fn']:>6}")
+                typer.echo(f"{k:<10}{_f(v['precision']):>10}{_f(v['recall']):>8}{v['tp']:>6}{v['fp']:>6}{v['fn']:>6}")
+    cl = r["card_lists"]
+    if cl["tp"] + cl["fp"] + cl["fn"]:
+        typer.echo(f"card lists: precision {_f(cl['precision'])} ({cl['tp']} of {cl['tp'] + cl['fp']} faces found "
+                   f"named a listed card), recall {_f(cl['recall'])} ({cl['tp']} of {cl['tp'] + cl['fn']} listed cards)")
     i = r["identity"]
-    typer.echo(f"identity: {i['right']}/{i['n']} = {i['accuracy']:.3f}" + ("  (of matched faces)" if r["detection"]["cards"]["tp"] else ""))
+    typer.echo(f"identity: {i['right']}/{i['n']} = {_f(i['accuracy'])}"
+               + ("  (of matched faces)" if r["detection"]["cards"]["tp"] else ""))
     worst = sorted(r["per_card"].items(), key=lambda kv: kv[1]["accuracy"])[:10]
     if worst:
-        typer.echo("weakest cards: " + ", ".join(f"{k.replace('r:', 'rank ')} {v['right']}/{v['n']}" for k, v in worst))
+        typer.echo("weakest cards: " + ", ".join(f"{k} {v['right']}/{v['n']}" for k, v in worst))
     if r["confusions"]:
         typer.echo("confusions (truth -> said): " + ", ".join(f"{a} -> {b} x{n}" for a, b, n in r["confusions"]))
