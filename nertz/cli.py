@@ -98,7 +98,7 @@ def match(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the match as one JSON object.")] = False,
 ) -> None:
-    """Add up rounds into a match: totals, the winner, and the settlement table."""
+    """Add up rounds into a match: totals, rounds won, the winner, and the settlement table."""
     try:
         tbl = read_table(table) if table is not None else None
         results = [load_round(log, table).result for log in logs]
@@ -131,10 +131,13 @@ def match(
         )
         return
     width = max(len(n) for n in players) + 2
-    typer.echo(f"{'round':<7}" + "".join(f"{n:>{width}}" for n in players))
+    label = len("rounds won") + 1
+    typer.echo(f"{'round':<{label}}" + "".join(f"{n:>{width}}" for n in players))
     for i, r in enumerate(m.rounds, start=1):
-        typer.echo(f"{i:<7}" + "".join(f"{r[n]:>{width}}" for n in players))
-    typer.echo(f"{'total':<7}" + "".join(f"{m.totals[n]:>{width}}" for n in players))
+        typer.echo(f"{i:<{label}}" + "".join(f"{r[n]:>{width}}" for n in players))
+    typer.echo(f"{'total':<{label}}" + "".join(f"{m.totals[n]:>{width}}" for n in players))
+    # as --json's rounds_won: a round's top score, shared or not, counts as won for each who had it
+    typer.echo(f"{'rounds won':<{label}}" + "".join(f"{m.rounds_won[n]:>{width}}" for n in players))
     if not m.is_over:
         typer.echo(f"\nNo one has reached {target} yet; leaders: {', '.join(m.leaders)}.")
     elif m.winner is None:

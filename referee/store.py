@@ -13,6 +13,12 @@ Triggers refuse every ``UPDATE`` and ``DELETE``: the store can only grow. Each a
 its own committed transaction with ``synchronous=FULL``, so a process killed at any moment
 loses nothing it had acknowledged.
 
+Between checkpoints the newest entries live in the WAL file beside the store (``<db>-wal``),
+not in the main file: a copy of the main file alone (a backup) lacks them. The WAL is
+checkpointed into the main file when the store is closed (:meth:`EventStore.close`) and right
+after every ``round_close`` entry, so a copy of the main file alone, even one taken after the
+process was killed between rounds, holds every closed round.
+
 Entry kinds (``data`` is a JSON object):
 
 =================  ===========================================================================
@@ -248,6 +254,8 @@ class EventStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+            if kind == "round_close":  # a closed round goes into the main file at once
+                self._checkpoint()
         return Entry(seq, wall, match, round, kind, origin, data)
 
     def entries(self, *, match: int | None = None, after: int = 0) -> Iterator[Entry]:
@@ -268,9 +276,27 @@ class EventStore:
             row = self._db.execute("SELECT jpeg FROM frames WHERE seq = ?", (seq,)).fetchone()
         return bytes(row[0]) if row else None
 
+    def _checkpoint(self) -> bool:
+        """Copy the WAL into the main database file, with the lock held: a passive checkpoint,
+        which waits for no one (pages another connection is still reading stay in the WAL).
+        Returns whether the whole WAL made it (``PRAGMA wal_checkpoint`` answers busy, frames
+        in the WAL, frames copied; -1s for ``":memory:"``)."""
+        try:
+            busy, frames, done = self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.DatabaseError:
+            return False  # the data is safe in the WAL; the next checkpoint copies it
+        return not busy and done == frames
+
     def close(self) -> None:
-        """Close the database (the WAL is checkpointed by SQLite)."""
+        """Checkpoint the WAL into the main file and close the database (closing twice is
+        harmless). SQLite also checkpoints, and removes the WAL file, when the last connection
+        to the file closes."""
         with self._lock:
+            try:
+                self._db.execute("SELECT 1")
+            except sqlite3.ProgrammingError:  # already closed
+                return
+            self._checkpoint()
             self._db.close()
 
 

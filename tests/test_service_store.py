@@ -286,3 +286,65 @@ def test_serve_with_a_db_in_a_missing_folder_names_the_folder(tmp_path: Path) ->
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert f"no folder {tmp_path / 'nowhere'}" in r.stderr and ".lock" not in r.stderr
+
+
+# -- the main file alone (a backup copy) ------------------------------------------------------
+
+
+def _copy_main_file_alone(db: Path, dest: Path) -> list[tuple[str, int, str]]:
+    """Copy only ``db`` (not its ``-wal``/``-shm``) into ``dest`` and read its log there:
+    ``(kind, round, data)`` per entry."""
+    dest.mkdir()
+    copy = dest / db.name
+    copy.write_bytes(db.read_bytes())
+    con = sqlite3.connect(copy)
+    try:
+        return [(k, r, d) for k, r, d in con.execute("SELECT kind, round, data FROM log ORDER BY seq")]
+    finally:
+        con.close()
+
+
+def test_a_closed_round_is_in_the_main_file_at_once(tmp_path: Path) -> None:
+    # a crash (kill -9) between rounds leaves the WAL beside the store; a backup of the main
+    # file alone must still hold every closed round, so closing a round checkpoints the WAL
+    live = LiveReferee(EventStore(tmp_path / "r.db"), make_table(("red", "blue")))
+    live.push_event({"type": "play", "t": 1.0, "player": "red", "card": "AS", "pile": 1})
+    live.push_event({"type": "call", "t": 2.0, "player": "red"})
+    live.next_round()
+    try:
+        entries = _copy_main_file_alone(tmp_path / "r.db", tmp_path / "backup")
+        assert live.store.journal_mode == "wal"  # still in WAL mode after the checkpoint
+    finally:
+        live.store.close()
+    kinds = [(k, r) for k, r, _ in entries]
+    assert ("round_close", 1) in kinds and kinds.count(("event", 1)) == 2
+    assert live.store.close() is None  # closing twice is harmless
+
+
+def test_sigterm_closes_the_store_into_the_main_file(tmp_path: Path) -> None:
+    # `kill -TERM` stopped the server without closing the store: the main file stayed at
+    # 4096 bytes with everything in the WAL (Ctrl-C closed it cleanly)
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
+    log = tmp_path / "source.jsonl"
+    log.write_text('{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}\n')
+    db = tmp_path / "w3.sqlite3"
+    proc, base = _start(db, log, table)
+    try:
+        _post(base, "/api/events", {"type": "call", "player": "red"})
+        _post(base, "/api/round/next")
+        _post(base, "/api/events", {"type": "play", "t": 5.0, "player": "blue", "card": "AH", "pile": 7})
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGTERM, out  # still ends as a SIGTERM ends a process
+    assert "Traceback" not in out
+    assert not Path(f"{db}-wal").exists()  # closed: SQLite removes the WAL after its checkpoint
+    entries = _copy_main_file_alone(db, tmp_path / "backup")
+    kinds = [(k, r) for k, r, _ in entries]
+    assert ("round_close", 1) in kinds and ("round_start", 2) in kinds
+    # the play of round 2, written after the round-close checkpoint, is in the main file too
+    assert any(k == "event" and r == 2 and '"AH"' in d for k, r, d in entries)

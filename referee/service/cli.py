@@ -9,7 +9,10 @@ import errno
 import ipaddress
 import os
 import secrets
+import signal
 import socket
+import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -189,12 +192,66 @@ def serve(
         ws_max_size=64 * 1024,
     )
     server = uvicorn.Server(config)
+    sigterm = _SigtermGuard()
     try:
         server.run(sockets=[sock])
+    except _Terminated:
+        pass
     finally:
+        # uvicorn stops on SIGINT and SIGTERM alike, then sends itself the signal again; with
+        # SIGTERM's default action the process died right there, the store unclosed and the
+        # newest entries left in the WAL beside it (a copy of the main file alone lacked them)
+        sigterm.hold()
+        live.stop()
+        store.close()
         sock.close()
         if db_lock is not None:
             db_lock.close()
+        sigterm.release()
+
+
+class _Terminated(BaseException):
+    """Raised by :class:`_SigtermGuard`'s handler, to unwind :func:`serve` to the store's close."""
+
+
+class _SigtermGuard:
+    """SIGTERM handling for :func:`serve`: while the server runs, SIGTERM raises
+    :class:`_Terminated` (uvicorn keeps this handler aside while it serves and calls it once it
+    has shut down); while the store closes (:meth:`hold`) it is only noted; :meth:`release`
+    puts the previous handler back and, after a SIGTERM, ends the process with it (exit status
+    143 in a shell, as before). Does nothing outside the main thread, where no handler can be
+    set.
+    """
+
+    def __init__(self) -> None:
+        self.received = False
+        self.active = threading.current_thread() is threading.main_thread()
+        if self.active:
+            previous = signal.getsignal(signal.SIGTERM)
+            self.previous = signal.SIG_DFL if previous is None else previous
+            signal.signal(signal.SIGTERM, self._raise)
+
+    def _raise(self, signum: int, frame: Any) -> None:
+        self.received = True
+        raise _Terminated()
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self.received = True
+
+    def hold(self) -> None:
+        """Only note a SIGTERM from now on (the store is being closed)."""
+        if self.active:
+            signal.signal(signal.SIGTERM, self._note)
+
+    def release(self) -> None:
+        """Put the previous handler back; re-send a SIGTERM received meanwhile to it."""
+        if not self.active:
+            return
+        signal.signal(signal.SIGTERM, self.previous)
+        if self.received:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            signal.raise_signal(signal.SIGTERM)
 
 
 def _lock_store(db: Path) -> Any:
