@@ -2101,8 +2101,9 @@ def _two_copies_leave_and_one_lands(settings: TrackerSettings | None = None) -> 
 def test_of_two_copies_that_left_the_one_from_the_zone_the_hand_came_from_was_played():
     # red's copy left last, but the hand that laid the AH down came from blue's zone
     assert _two_copies_leave_and_one_lands() == [("blue", "AH")]
-    # without the rule the copy that left last is the one played
-    assert _two_copies_leave_and_one_lands(TrackerSettings(track_picks_fresh=0.0)) == [("red", "AH")]
+    # without the rule the copy that left last is the one played (unless it left too shortly
+    # before the landing to have been carried there, ``carry_min``)
+    assert _two_copies_leave_and_one_lands(TrackerSettings(track_picks_fresh=0.0, carry_min=None)) == [("red", "AH")]
 
 
 def _two_aces_one_seen_late(settings: TrackerSettings) -> list[tuple[str, int]]:
@@ -2123,8 +2124,31 @@ def test_a_copy_still_in_its_zone_after_a_landing_is_not_the_card_that_landed():
     # when pile 1's ace is attributed both copies have gone, and red's left last; but red's
     # was still in red's zone 0.3 s after pile 1's ace landed: blue's is that one
     assert _two_aces_one_seen_late(TrackerSettings()) == [("blue", 1), ("red", 2)]
-    # without the rule the copy that left last is taken first, and the two are swapped
-    assert _two_aces_one_seen_late(TrackerSettings(seen_after_landing=None)) == [("red", 1), ("blue", 2)]
+    # without the rule (nor ``carry_min``) the copy that left last is taken first, and the two
+    # are swapped
+    assert _two_aces_one_seen_late(TrackerSettings(seen_after_landing=None, carry_min=None)) == [("red", 1), ("blue", 2)]
+
+
+def _a_copy_seen_just_before_the_landing(settings: TrackerSettings) -> list[str]:
+    """Blue's AH leaves blue's zone (last seen at 0.1 s); red's AH, in red's zone until 0.8 s,
+    is then no longer seen there (read too weakly: r9340's 5D, 2026-12-07, read at 0.3-0.5
+    from then on); an AH lands at 0.9 s (first seen at 1.0 s, the arrival timer stubbed).
+    Returns the plays' players."""
+    s = Stream(settings, arrival=lambda c: c.t_seen - 0.1)
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(2, RED_AH, blue_ah)                                         # 0-0.1 s
+    s.repeat(7, RED_AH)                                                  # 0.2-0.8 s: blue's gone
+    s.repeat(1)                                                          # 0.9 s
+    s.repeat(6, ("AH", card(400, 300)))                                  # 1.0-1.5 s: an AH on pile 1
+    return [e["player"] for e in s.events if e["type"] == "play"]
+
+
+def test_a_copy_seen_too_shortly_before_the_landing_to_have_been_carried_is_not_the_card():
+    # red's copy was last seen 0.1 s before the AH landed, blue's 0.8 s before: a card is not
+    # carried from a zone to a pile in 0.1 s, so blue's is the one played
+    assert _a_copy_seen_just_before_the_landing(TrackerSettings()) == ["blue"]
+    # without the rule the copy seen last is taken
+    assert _a_copy_seen_just_before_the_landing(TrackerSettings(carry_min=None)) == ["red"]
 
 
 def _copy_under_the_carrying_arm(settings: TrackerSettings) -> list[tuple[str, float]]:

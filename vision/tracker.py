@@ -203,7 +203,9 @@ class TrackerSettings:
             left the area.
         gone_unchanged: ... unless less than this share of its top card's pixels changed since
             the last look that showed a face there (a card the detector lost, still lying
-            there; :meth:`PileTracker._place_unchanged`). None: the looks alone decide.
+            there; :meth:`PileTracker._place_unchanged`). None: the looks alone decide. Dev
+            9324-9360 (2026-12-07): models 1924 -> 1926 plays all right (r9356's QH and KH),
+            points off 44 -> 42, nothing else changed; perfect eyes unchanged.
         weak_reads_occupy: a face seen at a pile's place keeps the pile there however weakly it
             is read (below ``min_prob``, or not whole); False: only the sightings that may
             confirm a change do (as before 2026-12-01, when a pile whose new top was read at
@@ -551,6 +553,15 @@ class TrackerSettings:
             0.15 / 0.3 against None: plays all right 786 -> 788 / 788 / 786, nothing else
             changed; perfect eyes 0.05 / 0.15 against None: owners right 870 -> 871 (r9340's
             5D), points off 6 -> 4. None turns it off.
+        carry_min: nor is a copy last seen in its zone less than this many seconds before the
+            landing (a card is not carried from a zone to a pile that fast; the rendered
+            players take 0.4 s and more): the copies that had left earlier come first. r9340's
+            5D (2026-12-07, models): green's copy, read at 0.5 and missed in one look, was last
+            seen 0.07 s before the landing, red's (the card played) 0.6 s before; green was
+            credited. Dev 9324-9360: with the models owners right +1 (that play's time is 4
+            frames off, so all right 1926 either way; points off 42 -> 44, the round's other
+            errors no longer cancelling), nothing else changed; 0.3 the same; perfect eyes
+            unchanged. None turns it off.
         split_by_track: a held contested pair whose card then shows on another pile (two
             players laid the same card on two piles at once) leaves on the held pile the copy
             that left second, and sends the first to the other pile, when the sure hand track
@@ -814,6 +825,7 @@ class TrackerSettings:
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
     seen_after_landing: float | None = 0.15
+    carry_min: float | None = 0.2
     split_by_track: bool = True
     split_by_landing: float | None = 0.05
     contest_fresh: bool = True
@@ -2392,6 +2404,10 @@ class RoundTracker:
             # a copy still seen in its zone after the card landed is not that card: the copies
             # that had left by then first (each group latest first, as found)
             fresh.sort(key=lambda f: f[1] > t + st.seen_after_landing)
+        if st.carry_min is not None:
+            # nor is one seen there too short a time before it landed to have been carried to
+            # the pile: the copies that had left earlier first (stable: the groups above kept)
+            fresh.sort(key=lambda f: f[1] > t - st.carry_min)
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
