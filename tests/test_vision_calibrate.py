@@ -135,6 +135,20 @@ def test_seats_are_named_from_the_bottom_clockwise_whichever_side_layout_lies_lo
         assert _order_clockwise(centres) == [1, 2, 3, 0]
 
 
+def test_without_a_count_three_cards_of_clutter_are_no_player():
+    # two dealt layouts and, apart from them, three card-like things (a book and two coasters):
+    # with the count unknown they are no third player; with --players naming three they would
+    # have to be one (a layout a hand mostly hides shows as few)
+    from nertz.vision.calibrate import _group_detections
+
+    faces = _row(370, 150, 5) + _row(54, 266, 5) + _row(200, 40, 2)
+    backs = [[150 + 6 * 48, 370, 150 + 6 * 48 + 40, 426], [266 - 2 * 48, 54, 266 - 2 * 48 + 40, 110],
+             [40 + 2 * 48, 200, 40 + 2 * 48 + 40, 256]]
+    det = Detections.from_boxes(np.array(faces + backs), np.ones(15), np.array([0] * 12 + [1] * 3))
+    assert len(_group_detections(det, None)) == 2
+    assert len(_group_detections(det, 3)) == 3
+
+
 def test_two_layouts_meeting_at_a_corner_are_told_apart():
     # a bottom row and a left column whose end cards touch: one linked group, not one row
     bottom = _row(400, 120, 6)
