@@ -86,16 +86,43 @@ def test_bad_table_and_missing_files_fail_cleanly(tmp_path):
         assert fragment in out.stderr and "Traceback" not in out.stderr and out.stdout == ""
 
 
+def _round_log(path: Path, red: int, blue: int) -> Path:
+    """An event log of a round in which red plays ``red`` spades and blue ``blue`` hearts to two
+    piles, red calls and blue has no Nertz card left."""
+    lines, t = [], 0.0
+    for owner, n, suit, pile in (("red", red, "S", 1), ("blue", blue, "H", 2)):
+        for r in "A23456789TJQK"[:n]:
+            t += 1
+            lines.append({"t": t, "type": "play", "player": owner, "card": r + suit, "pile": pile})
+    lines.append({"t": t + 1, "type": "call", "player": "red"})
+    lines.append({"t": t + 2, "type": "nertz_left", "player": "blue", "count": 0})
+    return write(path, lines)
+
+
+def test_match_text_shows_rounds_won_as_the_json_does(tmp_path):
+    # the README lists "rounds won" for `nertz match`; only --json printed them
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    # red wins round 1, blue round 2, round 3 is a tie that counts for both
+    logs = [str(_round_log(tmp_path / f"{i}.jsonl", red, blue)) for i, (red, blue) in enumerate([(5, 2), (1, 4), (3, 3)])]
+    runner = CliRunner()
+    as_json = runner.invoke(app, ["match", *logs, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    won = json.loads(as_json.output)["rounds_won"]
+    assert won == {"red": 2, "blue": 2}
+    text = runner.invoke(app, ["match", *logs])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    header = lines[0].split()
+    row = next(line for line in lines if line.startswith("rounds won"))
+    assert dict(zip(header[1:], map(int, row.split()[2:]))) == won
+
+
 def test_match_adds_rounds_and_settles(tmp_path):
     def round_log(name: str, red: int, blue: int) -> Path:
-        lines, t = [], 0.0
-        for owner, n, suit, pile in (("red", red, "S", 1), ("blue", blue, "H", 2)):
-            for r in "A23456789TJQK"[:n]:
-                t += 1
-                lines.append({"t": t, "type": "play", "player": owner, "card": r + suit, "pile": pile})
-        lines.append({"t": t + 1, "type": "call", "player": "red"})
-        lines.append({"t": t + 2, "type": "nertz_left", "player": "blue", "count": 0})
-        return write(tmp_path / name, lines)
+        return _round_log(tmp_path / name, red, blue)
 
     table = tmp_path / "t.json"
     table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],

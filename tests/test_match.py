@@ -34,38 +34,3 @@ def test_tie_in_totals_broken_by_rounds_won():
 def test_scores_must_name_the_players():
     with pytest.raises(ValueError, match="name"):
         Match(["a", "b"]).add_round({"a": 1})
-
-
-def test_match_text_shows_rounds_won_as_the_json_does(tmp_path):
-    # the README lists "rounds won" for `nertz match`; only --json printed them
-    import json
-
-    from typer.testing import CliRunner
-
-    from nertz.cli import app
-
-    def round_log(name, red, blue):
-        lines, t = [], 0.0
-        for owner, n, suit, pile in (("red", red, "S", 1), ("blue", blue, "H", 2)):
-            for r in "A23456789TJQK"[:n]:
-                t += 1
-                lines.append({"t": t, "type": "play", "player": owner, "card": r + suit, "pile": pile})
-        lines.append({"t": t + 1, "type": "call", "player": "red"})
-        lines.append({"t": t + 2, "type": "nertz_left", "player": "blue", "count": 0})
-        path = tmp_path / name
-        path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-        return str(path)
-
-    # red wins round 1, blue round 2, round 3 is a tie that counts for both
-    logs = [round_log("1.jsonl", 5, 2), round_log("2.jsonl", 1, 4), round_log("3.jsonl", 3, 3)]
-    runner = CliRunner()
-    as_json = runner.invoke(app, ["match", *logs, "--json"])
-    assert as_json.exit_code == 0, as_json.output
-    won = json.loads(as_json.output)["rounds_won"]
-    assert won == {"red": 2, "blue": 2}
-    text = runner.invoke(app, ["match", *logs])
-    assert text.exit_code == 0, text.output
-    lines = text.output.splitlines()
-    header = lines[0].split()
-    row = next(line for line in lines if line.startswith("rounds won"))
-    assert dict(zip(header[1:], map(int, row.split()[2:]))) == won

@@ -131,6 +131,16 @@ def test_replay_source_resumes_where_it_stopped(tmp_path: Path) -> None:
 # -- the real kill ------------------------------------------------------------------------------
 
 
+def _two_player_files(tmp_path: Path) -> tuple[Path, Path]:
+    """A two-player table file (red, blue) and an event log of one play (red's AS) in
+    ``tmp_path``: ``(table, log)``."""
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
+    log = tmp_path / "source.jsonl"
+    log.write_text('{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}\n')
+    return table, log
+
+
 def _start(db: Path, log: Path, table: Path) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
@@ -186,8 +196,7 @@ def _comparable(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_kill_9_and_restart_loses_nothing(tmp_path: Path) -> None:
-    table = tmp_path / "table.json"
-    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
+    table = _two_player_files(tmp_path)[0]
     log = tmp_path / "source.jsonl"  # a short source: two plays right at the start
     log.write_text(
         '{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 0.95}\n'
@@ -264,10 +273,7 @@ def test_kill_9_and_restart_loses_nothing(tmp_path: Path) -> None:
 
 
 def test_a_second_server_on_the_same_store_is_refused(tmp_path: Path) -> None:
-    table = tmp_path / "table.json"
-    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
-    log = tmp_path / "source.jsonl"
-    log.write_text('{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}\n')
+    table, log = _two_player_files(tmp_path)
     db = tmp_path / "referee.db"
     proc, _ = _start(db, log, table)
     try:
@@ -324,10 +330,7 @@ def test_a_closed_round_is_in_the_main_file_at_once(tmp_path: Path) -> None:
 def test_sigterm_closes_the_store_into_the_main_file(tmp_path: Path) -> None:
     # `kill -TERM` stopped the server without closing the store: the main file stayed at
     # 4096 bytes with everything in the WAL (Ctrl-C closed it cleanly)
-    table = tmp_path / "table.json"
-    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}]}))
-    log = tmp_path / "source.jsonl"
-    log.write_text('{"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}\n')
+    table, log = _two_player_files(tmp_path)
     db = tmp_path / "w3.sqlite3"
     proc, base = _start(db, log, table)
     try:
