@@ -127,12 +127,17 @@ def test_seats_are_named_from_the_bottom_clockwise_whichever_side_layout_lies_lo
     # this still (they went by the lowest layout, and swapped from one still to the next)
     from nertz.vision.calibrate import _order_clockwise
 
+    from nertz.vision.calibrate import seat_sides
+
     left, top, right = [120, left_y], [640, 100], [1160, right_y]
     assert _order_clockwise(np.array([top, right, left], float)) == [2, 0, 1]
     # with a bottom seat (a little right of straight down, or left of it) it comes first
     for bottom_x in (600, 700):
         centres = np.array([right, [bottom_x, 650], left, top], float)
         assert _order_clockwise(centres) == [1, 2, 3, 0]
+        # and the seats printed for the user name the sides in that order
+        zones = [[c + [-20, -20], c + [20, -20], c + [20, 20], c + [-20, 20]] for c in centres]
+        assert [seat_sides(zones)[i] for i in _order_clockwise(centres)] == ["bottom", "left", "top", "right"]
 
 
 def test_without_a_count_three_cards_of_clutter_are_no_player():
@@ -297,6 +302,10 @@ def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
     (tmp_path / "t.json").write_text("{}")
     r = runner.invoke(_app(), ["calibrate", "--source", str(sheet), "--out", str(tmp_path / "t.json")])
     assert r.exit_code == 2 and "exists" in r.output
+    for names, said in (("a,,c", "empty name"), (",,", "names 0 players"), ("a,b,c,d,e,f,g", "seats 2 to 6")):
+        r = runner.invoke(_app(), ["calibrate", "--source", str(sheet), "--out", str(tmp_path / "u.json"),
+                                   "--players", names])
+        assert r.exit_code == 2 and said in r.output, (names, r.output)
 
 
 def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):

@@ -315,3 +315,13 @@ def test_card_lists_count_extra_faces_as_false_positives(fake, tmp_path):
     assert out["identity"]["accuracy"] == 1.0
     r = run_eval("--images", str(img), "--labels", str(tmp_path / "l.jsonl"))
     assert "card lists: precision 0.333" in r.stdout
+
+
+def test_an_image_listed_twice_in_card_lists_is_refused_with_both_lines(fake, tmp_path):
+    # scored twice, its faces counted twice (precision 0.5 for a right reading), silently
+    img = tmp_path / "img"
+    photo(img, "a.png")
+    (tmp_path / "l.jsonl").write_text('{"image": "a.png", "cards": ["7S"]}\n{"image": "a.png", "cards": ["7S"]}\n')
+    fake.dets = [(0, [0, 0, 9, 9], "7S")]
+    r = run_eval("--images", str(img), "--labels", str(tmp_path / "l.jsonl"))
+    assert r.exit_code == 2 and "listed again" in r.output and "l.jsonl:1" in r.output and "l.jsonl:2" in r.output

@@ -64,7 +64,7 @@ Accuracy on rendered deals: ``python -m nertz.vision.calibrate_eval`` (figures i
 Public API: :func:`calibrate_layouts`, :func:`calibrate_markers`, :func:`detect_markers`,
 :func:`marker_sheet`, :func:`group_layouts`, :func:`layout_zone`, :func:`shared_between`,
 :func:`register_backs`, :func:`back_colour`, :func:`skin_mask`, :func:`white_share`,
-:func:`lab_to_hex`, :func:`player_names`, :func:`finish_table`, :func:`draw_table`,
+:func:`lab_to_hex`, :func:`player_names`, :func:`seat_sides`, :func:`finish_table`, :func:`draw_table`,
 :class:`ManualCalibration`, :func:`run_manual`, :class:`CalibrationError`, :class:`Layout`.
 """
 
@@ -86,7 +86,7 @@ from .backs import back_lab, skin_mask
 
 __all__ = ["CalibrationError", "Layout", "calibrate_layouts", "calibrate_markers", "detect_markers",
            "marker_sheet", "group_layouts", "layout_zone", "shared_between", "register_backs", "back_colour", "skin_mask", "white_share", "lab_to_hex",
-           "finish_table", "draw_table", "ManualCalibration", "run_manual", "player_names",
+           "finish_table", "draw_table", "ManualCalibration", "run_manual", "player_names", "seat_sides",
            "ARUCO_DICT", "CORNER_IDS", "PLAYER_IDS", "ZONE_PAD", "CASCADE_ROOM", "SHARED_GAP"]
 
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
@@ -666,6 +666,20 @@ def _order_clockwise(centres: np.ndarray) -> list[int]:
     c = centres.mean(axis=0)
     ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))  # 90: straight down
     return [int(i) for i in np.argsort((ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0, kind="stable")]
+
+
+def seat_sides(zones: Sequence[Any]) -> list[str]:
+    """Where each seat lies, as a player would say it (``"bottom"``, ``"left"``, ``"top"``,
+    ``"right"``), for the user to check the names against (``nertz calibrate`` prints them):
+    by the direction of each zone's centroid (``zones``: polygons, pixels) from their mean, in
+    quarter turns that begin where :func:`_order_clockwise` begins (:data:`BOTTOM_SLACK_DEG`
+    right of straight down), so the names, which go clockwise from there, go bottom, left,
+    top, right."""
+    centres = np.array([np.asarray(z, np.float64).reshape(-1, 2).mean(axis=0) for z in zones])
+    c = centres.mean(axis=0)
+    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))
+    turn = ((ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0) // 90.0
+    return [("bottom", "left", "top", "right")[int(k)] for k in turn]
 
 
 STRAY_AREA = 2.5

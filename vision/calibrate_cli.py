@@ -17,9 +17,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
-import numpy as np
 import typer
 
 from nertz.referee.errors import NertzError
@@ -46,7 +45,7 @@ def calibrate_command(
 ) -> None:
     """Calibrate the table: shared area, players' zones and back colours -> table file."""
     from .calibrate import (CORNER_IDS, CalibrationError, calibrate_layouts, calibrate_markers, detect_markers,
-                            draw_table, finish_table, marker_sheet, run_manual)
+                            draw_table, finish_table, marker_sheet, run_manual, seat_sides)
     from .detect import save_image
     from .sources import SourceError, frame_at, open_source
 
@@ -54,7 +53,10 @@ def calibrate_command(
         typer.echo(f"error: {message}", err=True)
         raise typer.Exit(2)
 
-    names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
+    names = [n.strip() for n in players.split(",")] if players is not None else None
+    if names is not None and any(names) and not all(names):
+        fail(f"--players {players!r} has an empty name: give the names comma-separated, e.g. anna,ben,cleo")
+    names = [n for n in names if n] if names is not None else None
     if names is not None and not 2 <= len(names) <= 6:
         fail(f"--players names {len(names)} player{'s' if len(names) != 1 else ''}"
              f"{' (' + ', '.join(names) + ')' if names else ''}: a table seats 2 to 6, comma-separated")
@@ -140,25 +142,12 @@ def calibrate_command(
         except NertzError as e:
             fail(f"the preview image: {e}")
     cal = data["calibration"]
-    size = (image.shape[1], image.shape[0])
-    seats = ", ".join(f"{p.name} {p.back} {_seat_side(table.zones[p.name], size)}" if p.name in table.zones
-                      else f"{p.name} {p.back}" for p in table.players)
+    sides = seat_sides([table.zones[p.name] for p in table.players]) if len(table.zones) == len(table.players) \
+        else [""] * len(table.players)
+    seats = ", ".join(f"{p.name} {p.back}" + (f" at the {side}" if side else "") for p, side in zip(table.players, sides))
     typer.echo(f"wrote {out}: {len(table.players)} players ({seats}), "
                f"method {cal.get('method')}, frame at {still.t:.2f} s of {source}", err=True)
     if not manual and len(table.zones) == len(table.players):
         typer.echo("check the seats above (and --preview): names go clockwise from the bottom of the image; "
                    "if a name is on the wrong seat, give --players in that order", err=True)
     sys.stdout.flush()
-
-
-def _seat_side(zone: Any, size: tuple[int, int]) -> str:
-    """Where a zone (polygon, pixels) lies in the ``(width, height)`` frame, as a player would
-    say it: ``"at the bottom"``, ``"at the left"``, ``"at the top"``, ``"at the right"`` (by
-    the direction of its centroid from the frame's centre, in frame-normalised units), for
-    the user to check the names against the seats."""
-    pts = np.asarray(zone, np.float64).reshape(-1, 2)
-    dx = (pts[:, 0].mean() - size[0] / 2) / max(size[0], 1)
-    dy = (pts[:, 1].mean() - size[1] / 2) / max(size[1], 1)
-    if abs(dx) >= abs(dy):
-        return "at the right" if dx > 0 else "at the left"
-    return "at the bottom" if dy > 0 else "at the top"

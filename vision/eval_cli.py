@@ -209,6 +209,9 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
             except NertzError as exc:
                 warn.append(f"{where}: skipped: {exc}")
                 continue
+            first = next((o["label"] for o in out if o["image"] == img), None)
+            if first is not None:  # scored twice, it would count its faces twice
+                raise NertzError(f"{where}: {name!r} is listed again (first at {first}): one line per image")
             out.append({"image": img, "boxes": None, "class_id": None, "cards": cards, "size": None, "label": where})
         return out
     try:
@@ -321,7 +324,7 @@ def _scaled_truth(item: dict[str, Any], width: int, height: int) -> tuple[np.nda
     sx, sy = width / w, height / h
     where = f"{item.get('label', item['image'])}: <size> {w}x{h}"
     if abs(sx / sy - 1) > _SHAPE_TOLERANCE:
-        return None, f"{where} is not the shape of {item['image']} ({width}x{height} pixels; turned?): skipped"
+        return None, f"{where} is not the shape of {item['image']} ({width}x{height} pixels; turned?)"
     return gb * [sx, sy, sx, sy], (f"{where} but {item['image']} is {width}x{height} pixels: "
                                    f"boxes scaled by {sx:.3g} to the image")
 
@@ -457,7 +460,7 @@ def eval_command(
     for n in r["warnings"]:
         typer.echo(f"warning: {n}", err=True)
     for u in r["unreadable"]:
-        typer.echo(f"skipped: {u}", err=True)
+        typer.echo(f"warning: skipped: {u}", err=True)
     if not r["images"]:
         typer.echo(f"error: none of the {len(items)} labelled images could be read", err=True)
         raise typer.Exit(2)
