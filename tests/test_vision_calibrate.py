@@ -141,17 +141,34 @@ def test_seats_are_named_from_the_bottom_clockwise_whichever_side_layout_lies_lo
 
 
 def test_without_a_count_three_cards_of_clutter_are_no_player():
-    # two dealt layouts and, apart from them, three card-like things (a book and two coasters):
-    # with the count unknown they are no third player; with --players naming three they would
-    # have to be one (a layout a hand mostly hides shows as few)
+    # two dealt layouts and, apart from them, three card-like things in a row (coasters, a
+    # phone read as faces): with the count unknown they are no third player; with --players
+    # naming three they would have to be one (a layout a hand mostly hides shows as few)
     from nertz.vision.calibrate import _group_detections
 
-    faces = _row(370, 150, 5) + _row(54, 266, 5) + _row(200, 40, 2)
-    backs = [[150 + 6 * 48, 370, 150 + 6 * 48 + 40, 426], [266 - 2 * 48, 54, 266 - 2 * 48 + 40, 110],
-             [40 + 2 * 48, 200, 40 + 2 * 48 + 40, 256]]
-    det = Detections.from_boxes(np.array(faces + backs), np.ones(15), np.array([0] * 12 + [1] * 3))
+    faces = _row(370, 150, 5) + _row(54, 266, 5) + _row(200, 40, 3)
+    backs = [[150 + 6 * 48, 370, 150 + 6 * 48 + 40, 426], [266 - 2 * 48, 54, 266 - 2 * 48 + 40, 110]]
+    det = Detections.from_boxes(np.array(faces + backs), np.ones(15), np.array([0] * 13 + [1] * 2))
     assert len(_group_detections(det, None)) == 2
     assert len(_group_detections(det, 3)) == 3
+
+
+def test_a_book_beside_a_row_boxed_as_a_back_neither_bends_the_row_nor_gives_its_colour():
+    # a purple book just below the bottom layout's row (less than a card width from it, off
+    # the row's line), boxed as a back as surely as the cards: linked to the row it bent the
+    # row's group and gave the player the book's colour (a newcomer's round, 2026-12-07)
+    img = np.full((480, 640, 3), TABLE_BGR, np.uint8)
+    faces = _row(370, 150, 5) + _row(54, 266, 5)
+    backs = [[150 + 6 * 48, 370, 150 + 6 * 48 + 40, 426], [266 - 2 * 48, 54, 266 - 2 * 48 + 40, 110]]
+    book = [150 + 48, 370 + 56 + 20, 150 + 48 + 60, 370 + 56 + 20 + 50]
+    for b in faces:
+        cv2.rectangle(img, (b[0], b[1]), (b[2], b[3]), (250, 250, 250), -1)
+    _back(img, tuple(backs[0]), RED)
+    _back(img, tuple(backs[1]), BLUE)
+    cv2.rectangle(img, (book[0], book[1]), (book[2], book[3]), _bgr("#6a1b9a"), -1)
+    det = Detections.from_boxes(np.array(faces + backs + [book]), np.ones(13), np.array([0] * 10 + [1, 1, 1]))
+    table = finish_table(calibrate_layouts(img, ["red", "blue"], detections=det))
+    assert delta_e(table.players[0].back, RED) < 3
 
 
 def test_two_layouts_meeting_at_a_corner_are_told_apart():
