@@ -364,3 +364,9 @@ def test_cli_on_a_video_tries_later_stills_when_a_hand_covers_a_layout(tmp_path)
     r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(tmp_path / "t0.json"),
                                     "--players", "red,blue,green", "--frame", "0"])
     assert r.exit_code == 2 and "no face-down card seen in the layout of green" in r.output
+    # two names for the three layouts: refused at once, not calibrated with a later still in
+    # which a hand hides the third layout (that player was dropped silently)
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(tmp_path / "t2.json"),
+                                    "--players", "red,blue"])
+    assert r.exit_code == 2 and "found 3 dealt layouts but --players names 2" in r.output, r.output
+    assert not (tmp_path / "t2.json").exists()

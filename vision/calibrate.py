@@ -84,7 +84,7 @@ from nertz.referee.table import Table
 
 from .backs import back_lab, skin_mask
 
-__all__ = ["CalibrationError", "Layout", "calibrate_layouts", "calibrate_markers", "detect_markers",
+__all__ = ["CalibrationError", "TooManyLayouts", "Layout", "calibrate_layouts", "calibrate_markers", "detect_markers",
            "marker_sheet", "group_layouts", "layout_zone", "shared_between", "register_backs", "back_colour", "skin_mask", "white_share", "lab_to_hex",
            "finish_table", "draw_table", "ManualCalibration", "run_manual", "player_names", "seat_sides",
            "ARUCO_DICT", "CORNER_IDS", "PLAYER_IDS", "ZONE_PAD", "CASCADE_ROOM", "SHARED_GAP"]
@@ -110,6 +110,11 @@ SLOTS = 7
 class CalibrationError(NertzError, ValueError):
     """Calibration failed: markers or layouts not found, or a result that does not validate
     (the message says what to change: lighting, camera, markers, the deal)."""
+
+
+class TooManyLayouts(CalibrationError):
+    """More dealt layouts than ``--players`` names: the names are wrong, not the still (another
+    still with a layout hidden would drop a player silently)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,7 +312,7 @@ def group_layouts(boxes: np.ndarray, is_back: np.ndarray, hands: np.ndarray | No
             extra = [g for g in big[players:] if len(g) >= 4 and _bend(centres_all[g], long_side[g]) <= ROW_BEND
                      and sum(not is_back[i] for i in g) >= 4]
             if extra:
-                raise CalibrationError(
+                raise TooManyLayouts(
                     f"found {players + len(extra)} dealt layouts but --players names {players}: name every "
                     f"player (clockwise from the bottom of the image)")
             big = big[:players]

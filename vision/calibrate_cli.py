@@ -44,8 +44,8 @@ def calibrate_command(
     force: Annotated[bool, typer.Option("--force", help="overwrite --out if it exists")] = False,
 ) -> None:
     """Calibrate the table: shared area, players' zones and back colours -> table file."""
-    from .calibrate import (CORNER_IDS, CalibrationError, calibrate_layouts, calibrate_markers, detect_markers,
-                            draw_table, finish_table, marker_sheet, run_manual, seat_sides)
+    from .calibrate import (CORNER_IDS, CalibrationError, TooManyLayouts, calibrate_layouts, calibrate_markers,
+                            detect_markers, draw_table, finish_table, marker_sheet, run_manual, seat_sides)
     from .detect import save_image
     from .sources import SourceError, frame_at, open_source
 
@@ -120,6 +120,8 @@ def calibrate_command(
                 try:
                     data, table = from_still(image)
                     break
+                except TooManyLayouts:
+                    raise  # the names are wrong: a later still with a layout hidden would drop a player
                 except (NertzError, CalibrationError) as e:
                     first_error = first_error or e
             if table is None:
