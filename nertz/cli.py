@@ -36,6 +36,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain help: typer 0.27-0.29's rich help wrote "<bool>" after every flag (--json <bool>), as
+    # if it took a value (with any click 8.3-8.5)
+    rich_markup_mode=None,
 )
 
 EXAMPLE_ROUND = "club-night"

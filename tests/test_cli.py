@@ -143,3 +143,16 @@ def test_match_without_a_table_takes_the_same_players_in_any_order():
     out = nertz("match", str(EXAMPLE / "events.jsonl"), str(sample), "--json")
     assert out.returncode == 0, out.stderr
     assert set(json.loads(out.stdout)["totals"]) == {"red", "blue", "green"}
+
+
+def test_help_shows_flags_without_a_value():
+    # typer's rich help wrote "--json <bool>", as if the flag took a value
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    for args in (["referee", "--help"], ["detect", "--help"], ["train", "--help"]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0, r.output
+        assert "<bool>" not in r.output and "\\[" not in r.output, args
+    assert "--json  " in CliRunner().invoke(app, ["referee", "--help"]).output

@@ -19,7 +19,7 @@ import typer
 from nertz.referee.errors import NertzError
 
 app = typer.Typer(help="Train the card detector and classifier from the synthetic engine "
-                       "(needs the train extra: pip install -e '.\\[train]').", no_args_is_help=True, add_completion=False,
+                       "(needs the train extra: pip install -e '.[train]').", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)
 
 
