@@ -31,8 +31,9 @@ frame at the start of a round, when every layout is dealt, the shared area is st
 best, every stock lies face down beside its layout. The card detector
 (:class:`nertz.vision.detect.CardRecognizer`) finds the cards; they are grouped into layouts
 (:func:`group_layouts`): single-linkage clustering of the face-up card boxes (a gap of more
-than one card width starts a new group; backs join the rows they continue afterwards); a group that is not one straight row (two layouts meeting at a
-table corner) is cut where the parts come out straightest; small groups are strays or a lone
+than one card width starts a new group; backs join the rows they continue afterwards); a group
+that is not one straight row (two layouts meeting at a table corner) is cut where the parts
+come out straightest; small groups are strays or a lone
 stock: they join the layout whose row they continue (a stock preferably at its player's right),
 a held stock the nearest layout; with the player count known, an over-long row (two
 neighbours' layouts touching) is split at its widest gap and surplus groups (clutter) are
@@ -65,7 +66,8 @@ Public API: :func:`calibrate_layouts`, :func:`calibrate_markers`, :func:`detect_
 :func:`marker_sheet`, :func:`group_layouts`, :func:`layout_zone`, :func:`shared_between`,
 :func:`register_backs`, :func:`back_colour`, :func:`skin_mask`, :func:`white_share`,
 :func:`lab_to_hex`, :func:`player_names`, :func:`seat_sides`, :func:`finish_table`, :func:`draw_table`,
-:class:`ManualCalibration`, :func:`run_manual`, :class:`CalibrationError`, :class:`Layout`.
+:class:`ManualCalibration`, :func:`run_manual`, :class:`CalibrationError`, :class:`TooManyLayouts`,
+:class:`Layout`.
 """
 
 from __future__ import annotations
@@ -666,6 +668,15 @@ to this many degrees right of straight down from the layouts' centre still count
 seat, so the first name."""
 
 
+def _seat_angles(centres: np.ndarray) -> np.ndarray:
+    """``(N,)`` degrees 0..360 of each seat centre ``(N, 2)`` (pixels) around their mean,
+    clockwise as seen in the image (y down) from :data:`BOTTOM_SLACK_DEG` right of straight
+    down."""
+    c = centres.mean(axis=0)
+    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))  # 90: straight down
+    return (ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0
+
+
 def _order_clockwise(centres: np.ndarray) -> list[int]:
     """Indices of the layout centres ``(N, 2)`` (pixels) clockwise as seen in the image (y down),
     starting from straight down (6 o'clock) from their mean: the bottom seat first, then the
@@ -673,9 +684,7 @@ def _order_clockwise(centres: np.ndarray) -> list[int]:
     counts as the bottom one. The start is a fixed direction, not the lowest layout: with
     nobody at the bottom (three players seated left, top and right) the lowest of the left and
     right layouts changes from one still to the next, and so did every name."""
-    c = centres.mean(axis=0)
-    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))  # 90: straight down
-    return [int(i) for i in np.argsort((ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0, kind="stable")]
+    return [int(i) for i in np.argsort(_seat_angles(centres), kind="stable")]
 
 
 def seat_sides(zones: Sequence[Any]) -> list[str]:
@@ -686,10 +695,7 @@ def seat_sides(zones: Sequence[Any]) -> list[str]:
     right of straight down), so the names, which go clockwise from there, go bottom, left,
     top, right."""
     centres = np.array([np.asarray(z, np.float64).reshape(-1, 2).mean(axis=0) for z in zones])
-    c = centres.mean(axis=0)
-    ang = np.degrees(np.arctan2(centres[:, 1] - c[1], centres[:, 0] - c[0]))
-    turn = ((ang - (90.0 - BOTTOM_SLACK_DEG)) % 360.0) // 90.0
-    return [("bottom", "left", "top", "right")[int(k)] for k in turn]
+    return [("bottom", "left", "top", "right")[int(a // 90.0)] for a in _seat_angles(centres)]
 
 
 STRAY_AREA = 2.5
@@ -702,12 +708,13 @@ more)."""
 
 
 UNCOUNTED_MIN_CARDS = 4
-"""Without ``--players`` or ``--count``, the smallest group of cards taken for a layout
+"""Without ``--players`` or ``--count``, the smallest group of face-up cards taken for a layout
 (:func:`group_layouts`' ``min_cards``; 3 with the count known). Rendered deals, calibrate_eval's
-seeds 0-9 with 2-4 players (2026-12-07): the number of layouts found right 27 of 30 with 3
-(three times one too many: clutter beside a row, half a row), 29 of 30 with 4, 17 of 30 with 5;
-a newcomer's 3-player round (seed 6) was calibrated with a fourth player, a book and half of a
-row."""
+seeds 0-9 with 2-4 players (2026-12-07, backs then still linked into rows): the number of
+layouts found right 27 of 30 with 3 (three times one too many: clutter beside a row, half a
+row), 29 of 30 with 4, 17 of 30 with 5; with backs joined afterwards, 2-5 players, 37 of 40 at
+4. A newcomer's 3-player round (seed 6) was calibrated with a fourth player, a book and half of
+a row."""
 
 
 def _group_detections(detections: Any, players: int | None) -> list[Layout]:
