@@ -9,6 +9,12 @@ Without it, a readable list: each card's label, confidence and the bounding box 
 (``[x0,y0 .. x1,y1]`` pixels; the quad itself is in the JSON). Exit status 2 when any image
 could not be read (after all of them were processed) or when the table file or the models are
 bad.
+
+``--table`` is the table file of the camera that took the images: its back colours name the
+backs, and its zones turn each whole card in them the way its player lays it
+(:mod:`nertz.vision.card_axes`). An image whose size the table's polygons do not fit
+(:func:`nertz.vision.sources.table_misfit`: a table made for another camera) gets a warning
+and is read with the back colours only.
 """
 
 from __future__ import annotations
