@@ -370,3 +370,33 @@ def test_cli_on_a_video_tries_later_stills_when_a_hand_covers_a_layout(tmp_path)
                                     "--players", "red,blue"])
     assert r.exit_code == 2 and "found 3 dealt layouts but --players names 2" in r.output, r.output
     assert not (tmp_path / "t2.json").exists()
+
+
+def test_cli_without_a_count_keeps_the_still_that_finds_the_most_players(tmp_path, monkeypatch):
+    # a newcomer's 3-player round: at 1-2 s a hand and the first cards played broke the bottom
+    # row and only 2 players were found; the first still that calibrated was kept
+    from nertz.vision import calibrate
+    from nertz.vision.calibrate_cli import AUTO_STILLS
+
+    clip = tmp_path / "clip.mp4"
+    out = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 2.0, (160, 120))
+    for _ in range(12):  # 6 s
+        out.write(np.full((120, 160, 3), 90, np.uint8))
+    out.release()
+
+    def table(n):
+        zones = {"P1": [[0, 100], [160, 100], [160, 120], [0, 120]], "P2": [[0, 0], [20, 0], [20, 90], [0, 90]],
+                 "P3": [[140, 0], [160, 0], [160, 90], [140, 90]]}
+        backs = ["#b3261e", "#1e4bb3", "#1e8a3a"]
+        names = ["P1", "P2", "P3"][:n]
+        return {"players": [{"name": nm, "back": b} for nm, b in zip(names, backs)],
+                "shared_area": [[40, 20], [120, 20], [120, 80], [40, 80]],
+                "zones": {nm: zones[nm] for nm in names}, "calibration": {"method": "layouts"}}
+
+    found = iter([2, 3, 2, 3, 2, 2, 2, 2])  # players found in the stills of AUTO_STILLS, in turn
+    monkeypatch.setattr(calibrate, "calibrate_layouts", lambda image, names, count=None: table(next(found)))
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", str(clip), "--out", str(tmp_path / "t.json"),
+                                    "--method", "layouts"])
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert len(data["players"]) == 3 and data["calibration"]["t"] == pytest.approx(AUTO_STILLS[1], abs=0.3)

@@ -24,9 +24,11 @@ import typer
 from nertz.referee.errors import NertzError
 
 AUTO_STILLS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
-"""Seconds into a file source of the stills tried in turn when ``--frame`` is not given: the
-first that calibrates is used (a hand over a layout at the start of a recording hides its
-backs)."""
+"""Seconds into a file source of the stills tried in turn when ``--frame`` is not given: with
+``--players`` or ``--count`` the first that calibrates is used (a hand over a layout at the
+start of a recording hides its backs); without them, the one that finds the most players, the
+earliest of those (a newcomer's 3-player round, seed 5: 2 players at 1-2 s, where a hand and
+the first cards played broke the bottom row, 3 at 3 s; the bundled sample: 2 at 2 s, 3 at 1 s)."""
 
 
 def calibrate_command(
@@ -36,7 +38,7 @@ def calibrate_command(
     count: Annotated[Optional[int], typer.Option("--count", min=2, max=6, help="number of players when --players is not given (default: as many layouts as found)")] = None,
     manual: Annotated[bool, typer.Option("--manual", help="click the zones and backs in a window")] = False,
     method: Annotated[str, typer.Option("--method", help="auto | markers | layouts")] = "auto",
-    frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default: for files the first of 0, 0.5, 1, ... 5 s that calibrates; 1 for cameras)")] = None,
+    frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default: for files the first of 0, 0.5, 1, ... 5 s that calibrates, without --players or --count the one of them that finds the most players; 1 for cameras)")] = None,
     fps: Annotated[Optional[float], typer.Option("--fps", min=0.001, help="frames per second of a folder of images")] = None,
     rules_from: Annotated[Optional[Path], typer.Option("--rules-from", help="copy the rules settings from this table file")] = None,
     preview: Annotated[Optional[Path], typer.Option("--preview", help="also write the still with the calibration drawn on it (PNG/JPEG)")] = None,
@@ -106,8 +108,12 @@ def calibrate_command(
             if frame is not None or src.live or manual:
                 times = [frame if frame is not None else (1.0 if src.live else 0.0)]
             else:
-                times = list(AUTO_STILLS)  # a file: the first still that calibrates
-            table = None
+                times = list(AUTO_STILLS)  # a file: several stills
+            # with the player count known, the first still that calibrates; without it, the one
+            # that finds the most players (the earliest of those): a hand over a layout, or cards
+            # already played from it, can hide a player in one still (AUTO_STILLS)
+            keep_looking = len(times) > 1 and names is None and count is None
+            best = None  # (players, data, table, still)
             for k, t in enumerate(times):
                 try:
                     still = frame_at(src, t)
@@ -115,17 +121,22 @@ def calibrate_command(
                     if k == 0:
                         raise
                     break  # a short clip: no later still
-                image = still.image
                 tried.append(t)
                 try:
-                    data, table = from_still(image)
-                    break
+                    data, table = from_still(still.image)
                 except TooManyLayouts:
                     raise  # the names are wrong: a later still with a layout hidden would drop a player
                 except (NertzError, CalibrationError) as e:
                     first_error = first_error or e
-            if table is None:
+                    continue
+                if best is None or len(table.players) > best[0]:
+                    best = (len(table.players), data, table, still)
+                if not keep_looking:
+                    break
+            if best is None:
                 raise first_error
+            _, data, table, still = best
+            image = still.image
         data.setdefault("calibration", {}).update({"source": str(source), "t": round(still.t, 3)})
     except (NertzError, CalibrationError) as e:
         if len(tried) > 1 and e is first_error:
