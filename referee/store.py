@@ -160,6 +160,7 @@ class EventStore:
             if not p.parent.is_dir():
                 raise StoreError(f"{path}: the folder {p.parent} does not exist")
         self._lock = threading.Lock()
+        self._closed = False
         self.migrated_from: int | None = None
         """The schema version the file was upgraded from when it was opened (``None``: none)."""
         try:
@@ -292,12 +293,11 @@ class EventStore:
         harmless). SQLite also checkpoints, and removes the WAL file, when the last connection
         to the file closes."""
         with self._lock:
-            try:
-                self._db.execute("SELECT 1")
-            except sqlite3.ProgrammingError:  # already closed
+            if self._closed:
                 return
             self._checkpoint()
             self._db.close()
+            self._closed = True
 
 
 def _migrate_1_to_2(db: sqlite3.Connection) -> None:

@@ -697,7 +697,9 @@ class CardRecognizer:
         zone_axes: with a ``table`` that has zones, rectify a whole card in a player's zone
             with the pair of sides that points towards the shared area upright (the player's
             cards face them; :class:`~nertz.vision.card_axes.CardAxes`), not the longer pair
-            as seen, which a steep view near the frame's edge gets wrong.
+            as seen, which a steep view near the frame's edge gets wrong. Kept as the
+            attribute ``axes`` (None: no zones used), which a caller may set to None for an
+            image the table was not made for (``nertz detect``).
 
     Raises:
         ModelError: a model file is missing or broken.

@@ -40,7 +40,6 @@ the recall.
 from __future__ import annotations
 
 import json
-import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -233,55 +232,23 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
     return out
 
 
-def _unquote(s: str) -> str:
-    s = s.strip()
-    return s[1:-1].strip() if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"" else s
-
-
-def _uncomment(s: str) -> str:
-    return re.split(r"(?:^|\s)#", s, maxsplit=1)[0]
-
-
 def _yaml_names(text: str) -> dict[int, str]:
-    """The class names of a YOLO ``data.yaml`` (its top-level ``names``): a flow list
-    ``[KH, 'AC']`` (over one or more lines), a flow mapping ``{0: KH}``, or a block of ``- KH`` or
-    ``0: KH`` lines. ``{}`` when there is no ``names`` key or it gives none."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r"names\s*:(.*)$", line)
-        if not m:
-            continue
-        rest = _uncomment(m.group(1)).strip()
-        if rest[:1] in ("[", "{"):
-            close = "]" if rest[0] == "[" else "}"
-            j = i
-            while close not in rest and j + 1 < len(lines):
-                j += 1
-                rest += " " + _uncomment(lines[j]).strip()
-            if close not in rest:
-                return {}
-            items = [s for s in rest[1:rest.index(close)].split(",") if s.strip()]
-            if close == "]":
-                return {k: _unquote(s) for k, s in enumerate(items)}
-            pairs = [s.split(":", 1) for s in items]
-            return {int(_unquote(k)): _unquote(v) for k, v in pairs if _unquote(k).isdigit()} if all(
-                len(p) == 2 for p in pairs) else {}
-        if rest:
-            return {}
-        names: dict[int, str] = {}
-        for line2 in lines[i + 1:]:
-            s = _uncomment(line2).strip()
-            if not s:
-                continue
-            if s.startswith("-") and (s == "-" or s[1] in " \t"):
-                names[len(names)] = _unquote(s[1:])
-            elif line2[:1] in " \t" and re.match(r"\d+\s*:", s):
-                k, v = s.split(":", 1)
-                names[int(k)] = _unquote(v)
-            else:
-                break
-        return {k: v for k, v in names.items() if v}
-    return {}
+    """The class names of a YOLO ``data.yaml`` (its top-level ``names``, read with PyYAML): a
+    list (``[KH, 'AC']`` or a block of ``- KH`` lines) or a mapping (``{0: KH}`` or a block of
+    ``0: KH`` lines). ``{}`` when the file is not YAML, has no ``names`` or they give none."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {}
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    if not isinstance(names, dict):
+        return {}
+    return {int(k): str(v).strip() for k, v in names.items()
+            if str(k).strip().isdigit() and v is not None and str(v).strip()}
 
 
 def _yolo_names(folder: Path, warnings: list[str]) -> tuple[dict[int, str], str]:
