@@ -2238,3 +2238,88 @@ def test_a_copy_still_in_its_zone_after_the_landing_is_not_one_of_a_contested_pa
         assert plays == ["blue", "red"]
     else:   # the pair was red's and green's, and green's copy was still there: red's alone
         assert plays == ["red"]
+
+
+@pytest.mark.parametrize("keeps", [0.5, None])
+def test_a_glimpse_of_a_card_in_the_hand_carrying_it_keeps_the_looks_it_was_seen_in(keeps):
+    # blue's AH lies in blue's zone for 1 s, is gone for one look (a hand lifting it, boxed
+    # too small to hide its place), then is glimpsed once, read weakly, 100 px (2.5 widths) away
+    # in the hand carrying it
+    zones = ZoneTracker(["red", "blue"], TrackerSettings(glimpse_keeps=keeps))
+    seen = [Sighting("AH", 0.99, card(100, 300))] * 10 + [None, Sighting("AH", 0.4, card(200, 300)), None]
+    for k, s in enumerate(seen):
+        faces = [s] if s else []
+        zones.update(Look(3 * k, k / 10, faces, np.zeros((0, 4), np.float32)), {"blue": faces})
+    (name, last_seen, looks), = zones.vanished("AH", 1.3, 1.0)
+    assert (name, last_seen) == ("blue", pytest.approx(1.1))
+    if keeps:
+        # one card, seen in 11 looks, best read at 0.99, last seen in the hand carrying it
+        assert (looks, zones.read_prob("blue", "AH"), zones.carried_glimpse("blue", "AH")) == (11, 0.99, True)
+    else:
+        # the glimpse starts a stay of its own, seen once, read at 0.4
+        assert (looks, zones.read_prob("blue", "AH"), zones.carried_glimpse("blue", "AH")) == (1, 0.4, False)
+
+
+@pytest.mark.parametrize("keeps, player", [(0.5, "blue"), (None, "red")])
+def test_a_copy_last_seen_in_the_hand_carrying_it_is_the_card_that_landed(keeps, player):
+    # r9354's 4H (2026-12-07): blue's AH lies in blue's zone, leaves it and is glimpsed (read
+    # at 0.4) in the hand carrying it 0.1 s before an AH lands; red's zone showed an "AH" in two
+    # looks just before (another card misread) that left too
+    s = Stream(TrackerSettings(glimpse_keeps=keeps))
+
+    def look(*faces: tuple[str, float, np.ndarray]) -> None:
+        s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces]))
+        s.frame += 3
+
+    blue_ah = ("AH", 0.99, card(100, 300))
+    for _ in range(7):
+        look(blue_ah)                                          # 0-0.6 s
+    for _ in range(2):
+        look(blue_ah, ("AH", 0.8, card(500, 600)))            # 0.7-0.8 s: red's misread
+    look()                                                     # 0.9 s: both gone
+    look(("AH", 0.4, card(200, 300)))                          # 1.0 s: blue's, in the hand
+    for _ in range(6):
+        look(("AH", 0.99, card(500, 300)))                     # 1.1 s on: an AH on the pile
+    # without the setting the glimpse is a card seen once, 0.1 s before the landing (too
+    # short a time to carry it there, ``carry_min``), and red's copy is taken
+    assert [e["player"] for e in s.events if e["type"] == "play"] == [player]
+
+
+@pytest.mark.parametrize("glimpse_read, contest, plays", [(0.35, 0.5, ["blue"]), (0.67, 0.5, []), (0.35, None, [])])
+def test_a_copy_glimpsed_only_weakly_since_it_left_makes_no_contested_pair(glimpse_read, contest, plays):
+    # red's AH and blue's leave their zones a look apart; blue's is glimpsed once in the hand
+    # carrying it, and an AH lands. r9346's 9C (2026-12-07): a card read weakly in a hand was
+    # another card, and its copy's long stay made a false contested pair with the one played
+    s = Stream(TrackerSettings(glimpse_contest=contest))
+
+    def look(*faces: tuple[str, float, np.ndarray]) -> None:
+        s.events += s.tracker.update(Look(s.frame, s.frame / 30, [Sighting(lbl, p, q) for lbl, p, q in faces]))
+        s.frame += 3
+
+    red_ah, blue_ah = ("AH", 0.99, card(500, 600)), ("AH", 0.99, card(100, 300))
+    for _ in range(5):
+        look(red_ah, blue_ah)
+    look(blue_ah)                                              # red's leaves
+    look()                                                     # blue's leaves
+    look(("AH", glimpse_read, card(200, 300)))                 # blue's glimpsed in the hand
+    for _ in range(8):
+        look(("AH", 0.99, card(500, 300)))                     # an AH on the pile
+    # a contested pair is held until one copy goes back (none here): no play reported yet;
+    # a glimpse read under ``glimpse_contest`` leaves blue's copy out of the pair, and the copy
+    # seen there longest and last, blue's, is credited alone
+    assert [e["player"] for e in s.events if e["type"] == "play"] == plays
+
+
+@pytest.mark.parametrize("confirmed, player", [(True, "blue"), (False, "red")])
+def test_a_hand_track_does_not_pick_a_copy_seen_once_over_one_seen_in_many_looks(confirmed, player):
+    # blue's AH, seen in four looks, and an "AH" red's zone shows in one look (another card
+    # misread) both leave their zones at the same look, as a hand resting in red's zone
+    # carries something to the middle, where an AH lands (r9354's 4H, 2026-12-07)
+    s = Stream(TrackerSettings(track_picks_confirmed=confirmed))
+    s.repeat(3, ("AH", card(100, 300)), hands=[[460, 580, 540, 660]])
+    s.look(("AH", card(100, 300)), ("AH", card(380, 600)), hands=[[460, 580, 540, 660]])
+    for y in (560, 500, 440, 380, 320):
+        s.look(hands=[[460, y - 40, 540, y + 40]])
+    s.repeat(6, ("AH", card(500, 300)))
+    # without the setting the copy from the zone the hand came from is taken (``track_picks_fresh``)
+    assert [e["player"] for e in s.events if e["type"] == "play"] == [player]

@@ -393,6 +393,13 @@ class TrackerSettings:
             as made wrong but one: where two hands crossed, their tracks were swapped; at
             0.5 s, models +1 and perfect eyes +2). The 6 new rounds: perfect eyes +2, models
             +1, points off with the models 12 -> 14.
+        track_picks_confirmed: ``track_picks_fresh`` does not pick a copy seen in fewer than
+            ``zone_confirm`` looks over the copy it would replace, when that one was seen in
+            more (a card read once, often another card misread). r9354's 4H (2026-12-07,
+            models): green's, seen in 126 looks, against yellow's "4H" read once at 0.82, with
+            a hand track from yellow's zone (crossed tracks). Dev 9324-9360 with
+            ``glimpse_keeps``: models owners right +1, nothing else changed; without it
+            (the copy glimpsed in the hand counts as seen once) -2. False: off.
         settle_seen_once: a held contested pair whose ``hold`` passed is settled by a copy
             seen back in its zone in one look only (clearly, ``return_prob``), when a hand
             covered it again before the ``zone_confirm`` looks that report a return; False:
@@ -562,6 +569,26 @@ class TrackerSettings:
             frames off, so all right 1926 either way; points off 42 -> 44, the round's other
             errors no longer cancelling), nothing else changed; 0.3 the same; perfect eyes
             unchanged. None turns it off.
+        glimpse_keeps: a card that left its zone and is seen there again within this many
+            seconds, in fewer than ``zone_confirm`` looks (a glimpse, most often of it in the
+            hand carrying it to a pile), keeps the looks it was seen in and its best reading
+            from before it left as evidence of its owner (:meth:`ZoneTracker.vanished`,
+            :meth:`ZoneTracker.read_prob`); and a glimpse at least a card's width from where it
+            lay (:meth:`ZoneTracker.carried_glimpse`) is the card being carried, so ``carry_min``
+            does not put it last. Before, the glimpse started a stay of its own, seen in one
+            look and read weakly (the card tilted in a hand), and lost to a copy misread in
+            another zone (r9354's 4H, r9339's 4H, r9340's 6H, r9341's 3S: all seen in the hand
+            0.1-0.2 s before the landing). Dev rounds 9324-9360 (2026-12-07, 2,066 plays), with
+            ``glimpse_contest`` and ``track_picks_confirmed``: models plays all right 1,926 ->
+            1,931, owners wrong 32 -> 27, collisions right 112 -> 113 of 122, exact rounds 21 ->
+            22, points off 44 -> 40, extra plays 15 the same; perfect eyes all right 1,991 ->
+            1,992. None: off.
+        glimpse_contest: a copy seen since it left only in a glimpse (``glimpse_keeps``) makes a
+            contested pair only when that glimpse was read at least this probably: a weak
+            reading in a hand is as often another card (r9346's 9C: green's, covered in its
+            zone, "seen" at 0.35 and 0.23 in green's hand carrying another card, made a false
+            pair with yellow's, the card played: one extra play). r9350's 4H, glimpsed at 0.67,
+            is the collision's loser. None: every glimpse counts.
         split_by_track: a held contested pair whose card then shows on another pile (two
             players laid the same card on two piles at once) leaves on the held pile the copy
             that left second, and sends the first to the other pile, when the sure hand track
@@ -816,6 +843,7 @@ class TrackerSettings:
     second_unseen_at_landing: bool = True
     new_grace: int = 5
     track_picks_fresh: float = 1.0
+    track_picks_confirmed: bool = True
     covered_unless_second: bool = True
     hidden_contest: bool = True
     contest_prob: float = 0.7
@@ -826,6 +854,8 @@ class TrackerSettings:
     left_before_landing: float | None = 0.05
     seen_after_landing: float | None = 0.15
     carry_min: float | None = 0.2
+    glimpse_keeps: float | None = 0.5
+    glimpse_contest: float | None = 0.5
     split_by_track: bool = True
     split_by_landing: float | None = 0.05
     contest_fresh: bool = True
@@ -1332,6 +1362,10 @@ class _ZoneCard:
     moved: bool = False  # seen in two places in a row (lifted and carried, not only covered)
     first_seen_t: float = 0.0  # the first look of this stay in the zone
     backs: tuple[float, ...] = ()  # when it came back to the zone before, seconds (this stay included)
+    # (looks seen, best probability) of the stays before, and how far this one began from
+    # where the last of them ended (card widths), when this stay began as a glimpse within
+    # ``glimpse_keeps`` seconds of that one's end (the card in the hand carrying it)
+    before: tuple[int, float, float] | None = None
 
     def __post_init__(self) -> None:
         self.first_seen_t = self.last_seen_t
@@ -1375,8 +1409,16 @@ class ZoneTracker:
                             # first leaving, not at the glimpse
                             came_back = zc.came_back
                     backs = (*zc.backs, look.t) if zc is not None and zc.gone_t is not None else ()
+                    before = None
+                    keep = self.settings.glimpse_keeps
+                    if keep is not None and zc is not None and zc.gone_t is not None and look.t - zc.last_seen_t <= keep:
+                        # a glimpse just after it left: the same card, most often in the hand
+                        seen, prob, _ = zc.before or (0, 0.0, 0.0)
+                        c0, _, w0 = quad_pose(zc.quad)
+                        c1, _, _ = quad_pose(s.quad)
+                        before = (zc.seen + seen, max(zc.prob, prob), float(np.linalg.norm(c1 - c0)) / max(w0, 1e-6))
                     zone[s.label] = zc = _ZoneCard(s.quad, look.t, look.frame, came_back=came_back, prob=s.prob,
-                                                   alts=s.alts, backs=backs)
+                                                   alts=s.alts, backs=backs, before=before)
                 else:
                     if (self.settings.hidden_return and zc.seen >= self.settings.zone_confirm
                             and look.t - zc.last_seen_t >= self.settings.hidden_return):
@@ -1394,7 +1436,7 @@ class ZoneTracker:
                 if zc.came_back is not None and zc.seen >= self.settings.zone_confirm:
                     # back for good (seen in enough looks): report it once
                     back.append(_returned(name, s.label, zc.came_back, zc.first_seen_t, zc.prob))
-                    zc.came_back = None
+                    zc.came_back = zc.before = None
             for label, zc in zone.items():
                 if label in labels or zc.gone_t is not None:
                     continue
@@ -1449,8 +1491,27 @@ class ZoneTracker:
             if zc is None or zc.used or zc.gone_t is None or self.alias(name, label):
                 continue
             if t - window <= zc.gone_t <= t + 0.5:
-                out.append((name, zc.last_seen_t, zc.seen))
+                out.append((name, zc.last_seen_t, zc.seen + (zc.before[0] if zc.before else 0)))
         return sorted(out, key=lambda x: -x[1])
+
+    def glimpse(self, name: str, label: str) -> bool:
+        """Whether ``name``'s zone card ``label`` is seen now only in a glimpse (fewer than
+        ``zone_confirm`` looks) that followed a stay it had left (``glimpse_keeps``)."""
+        zc = self.cards[name][label]
+        return zc.before is not None and zc.seen < self.settings.zone_confirm
+
+    def carried_glimpse(self, name: str, label: str) -> bool:
+        """Whether ``name``'s zone card ``label`` is seen now only in a glimpse (:meth:`glimpse`)
+        at least a card's width from where it lay: the card in the hand carrying it."""
+        zc = self.cards[name][label]
+        return self.glimpse(name, label) and zc.before[2] >= 1.0
+
+    def read_prob(self, name: str, label: str) -> float:
+        """The best probability ``name``'s zone card ``label`` was read with, over this stay and,
+        when this stay began as a glimpse of it in the hand carrying it (``glimpse_keeps``), the
+        stay before. KeyError when the zone never showed it."""
+        zc = self.cards[name][label]
+        return max(zc.prob, zc.before[1]) if zc.before else zc.prob
 
     def runner_up_vanished(self, label: str, t: float, window: float, least: float) -> list[tuple[str, str, float]]:
         """Cards read as something else but with ``label`` among their runners-up (probability
@@ -2348,11 +2409,16 @@ class RoundTracker:
         copy still seen in its zone well after the landing is none of the two
         (``contest_fresh``)."""
         sure = ev.sure
+        if self.settings.glimpse_contest is not None:
+            # a copy seen since it left only in a glimpse read weakly (perhaps another card in
+            # the hand) is not known to be in flight
+            sure = [f for f in sure if not self.zone_cards.glimpse(f[0], ev.cand.label)
+                    or self.zone_cards.cards[f[0]][ev.cand.label].prob >= self.settings.glimpse_contest]
         if self.settings.contest_fresh and self.settings.seen_after_landing is not None:
             sure = [f for f in sure if f[1] <= ev.t + self.settings.seen_after_landing]
         if len(sure) < 2 or sure[0][1] - sure[1][1] > self.settings.contest_window:
             return None
-        probs = [self.zone_cards.cards[name][ev.cand.label].prob for name, _, _ in sure[:2]]
+        probs = [self.zone_cards.read_prob(name, ev.cand.label) for name, _, _ in sure[:2]]
         if min(probs) < self.settings.contest_prob:
             # one copy was read weakly (a misreading of another card, often): no contest, the
             # copy read surely left (20 tuning rounds with the models: extra plays 10 -> 8,
@@ -2364,7 +2430,7 @@ class RoundTracker:
         ruled = self._contested(ev, (sure[1][0], sure[0][0]), "contested", ev.track if _sure_track(ev.track) else None)
         if self.settings.contest_third:
             third = next((f for f in sure[2:] if sure[0][1] - f[1] <= self.settings.contest_window
-                          and self.zone_cards.cards[f[0]][ev.cand.label].prob >= self.settings.contest_prob), None)
+                          and self.zone_cards.read_prob(f[0], ev.cand.label) >= self.settings.contest_prob), None)
             if third is not None:
                 self._contest_third = third[0]
         return ruled
@@ -2407,16 +2473,17 @@ class RoundTracker:
         if st.carry_min is not None:
             # nor is one seen there too short a time before it landed to have been carried to
             # the pile: the copies that had left earlier first (stable: the groups above kept)
-            fresh.sort(key=lambda f: f[1] > t - st.carry_min)
+            fresh.sort(key=lambda f: f[1] > t - st.carry_min and not self.zone_cards.carried_glimpse(f[0], label))
         pick = ([f for f in fresh if f[2] >= st.zone_confirm] or fresh or ev.sure or [None])[0]
         if pick is None:
             return None
         if st.track_picks_fresh > 0 and len(fresh) >= 2 and _sure_track(ev.track):
             # two copies left zones just before: the one whose zone the hand that laid this
             # card down came from (the other is in flight to another pile, or was covered)
-            pick = next((f for f in fresh if f[0] == ev.track[0] and t - f[1] <= st.track_picks_fresh), pick)
+            pick = next((f for f in fresh if f[0] == ev.track[0] and t - f[1] <= st.track_picks_fresh
+                         and (f[2] >= st.zone_confirm or pick[2] < st.zone_confirm or not st.track_picks_confirmed)), pick)
         name, last_seen, seen = pick
-        prob = self.zone_cards.cards[name][label].prob
+        prob = self.zone_cards.read_prob(name, label)
         weak = prob < st.weak_read or (seen < st.zone_confirm and prob < st.sure_once)
         if self._track_elsewhere(ev.track, name, t - last_seen > st.stale_vanish or weak):
             # it left long before the landing (covered by the player's own next card, more
