@@ -91,9 +91,9 @@ def test_json_line_format(scenes, tmp_path):
     r2 = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--out", str(tmp_path / "drawn.png")])
     assert r2.exit_code == 0 and "Shared area" in r2.output
     assert cv2.imread(str(tmp_path / "drawn.png")).shape == sc.frame.shape
-    # an --out OpenCV cannot write: the counts are printed all the same, then a clear error
+    # an --out OpenCV cannot write: a clear error before counting (test below)
     r3 = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--out", str(tmp_path / "drawn.txt")])
-    assert r3.exit_code == 2 and "Shared area" in r3.output and "no image format" in r3.output
+    assert r3.exit_code == 2 and "Shared area" not in r3.output and "no image format" in r3.output
 
 
 def test_image_without_cards_is_a_clear_error(scenes, tmp_path):
@@ -595,3 +595,36 @@ def test_fan_strays_are_small_boxes_inside_the_fans_circle():
     row = np.stack([_wedge(np.array([100.0 + 15 * k, 500.0]), 0.0, 90) for k in range(8)]
                    + [_wedge(np.array([150.0, 480.0]), 0.0, 0)])
     assert _fan_strays(row, card).tolist() == []
+
+
+def test_a_photo_larger_than_the_calibration_frames_is_audited_with_the_table_scaled(scenes):
+    # the table file names the frames it was calibrated on; a photo of the same view at twice
+    # the resolution (a camera's still) is counted as the frame itself, not with the polygons
+    # left at half the size (a newcomer's report, 2026-12-07: green 0 and red 5 of 8 and 29)
+    from nertz.referee.table import Table
+    from nertz.vision.audit import fit_table
+
+    scene = scenes[3]
+    h, w = scene.frame.shape[:2]
+    plain = Table.from_dict(scene.table)
+    table = Table.from_dict({**scene.table, "calibration": {"method": "synthetic", "frame_size": [w, h]}})
+    big = cv2.resize(scene.frame, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+    assert fit_table(table, 2 * w, 2 * h).shared_area[0] == pytest.approx(tuple(2 * v for v in table.shared_area[0]))
+    assert audit(big, table).counts == audit(scene.frame, table).counts
+    # a photo of another shape (cropped, another camera) is refused
+    with pytest.raises(AuditError, match="another shape"):
+        audit(np.ascontiguousarray(scene.frame[:, : w * 3 // 4]), table)
+    # a table that does not say keeps its polygons
+    assert fit_table(plain, 2 * w, 2 * h).shared_area == plain.shared_area
+
+
+def test_audit_refuses_an_unwritable_out_before_counting(scenes, tmp_path):
+    # a count printed beside a failure status is no result: --out is checked first
+    photo = tmp_path / "p.png"
+    cv2.imwrite(str(photo), scenes[2].frame)
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps(scenes[2].table))
+    for out, says in ((tmp_path / "nodir" / "x.png", "does not exist"), (tmp_path, "a folder"),
+                      (tmp_path / "x.txt", "no image format")):
+        r = CliRunner().invoke(_cli(), [str(photo), "--table", str(table), "--out", str(out), "--json"])
+        assert r.exit_code == 2 and says in r.output and '"type": "audit"' not in r.output

@@ -184,6 +184,21 @@ def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged()
     assert "outside" in table_misfit(tbl, (1280, 360))
 
 
+def test_a_table_calibrated_on_frames_of_another_size_does_not_fit():
+    # a table made at 1280 x 720 lies inside a 1920 x 1080 frame, in the wrong place: a table
+    # file that names its calibration frames' size (nertz calibrate writes it) must name the
+    # source's
+    from nertz.referee.files import read_table
+    from nertz.referee.table import Table
+    from nertz.vision.sources import table_misfit
+
+    data = read_table(SAMPLE / "table.json").to_dict()
+    tbl = Table.from_dict({**data, "calibration": {"method": "layouts", "frame_size": [1280, 720]}})
+    assert table_misfit(tbl, (1280, 720)) is None
+    assert "calibrated on 1280x720 frames" in table_misfit(tbl, (1920, 1080))
+    assert table_misfit(Table.from_dict(data), (1920, 1080)) is None  # the file does not say
+
+
 def test_a_zone_reaching_a_little_out_of_the_frame_fits_but_a_shared_area_does_not():
     # the data engine's own table files put the zone of a player at the frame's edge up to
     # 0.12 of the frame out of it (its cascades' room); `nertz referee` refused its own clip

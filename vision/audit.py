@@ -77,7 +77,7 @@ exactly 11.9 -> 14.8 %. Up to the top card's wedge too (fresh seeds 10180-10239,
 after): 13.3 % exact both, within one 28.3 -> 30.0 %, 1.31 -> 1.29 cards, fans 16 -> 21 %.
 
 Public API: :func:`audit`, :func:`audit_frames`, :class:`AuditResult`, :class:`Strip`,
-:class:`AuditError`, :data:`METHODS`, :func:`audit_command` (``nertz audit``).
+:class:`AuditError`, :data:`METHODS`, :func:`fit_table`, :func:`audit_command` (``nertz audit``).
 """
 
 from __future__ import annotations
@@ -99,9 +99,10 @@ from nertz.referee.errors import NertzError
 from nertz.referee.table import Table, hex_to_lab
 
 from .audit_strips import STRIPS_ONNX, StripDetector, strip_middle, strip_owners
+from .sources import calibrated_size
 
 __all__ = ["audit", "AuditResult", "Strip", "AuditError", "audit_command", "lab_distance", "PIXEL_DELTA",
-           "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD", "METHODS"]
+           "HEAP_AREA_PER_CARD", "FAN_AREA_PER_CARD", "METHODS", "fit_table"]
 
 UNKNOWN = "unknown"
 PIXEL_DELTA = 14.0
@@ -1199,6 +1200,36 @@ def _check_in_view(shared_area: np.ndarray, w: int, h: int, most_out: float = 0.
                          "(a table file made for another camera or another resolution?)")
 
 
+def fit_table(table: Table, w: int, h: int, most_aspect: float = 0.02) -> Table:
+    """``table`` with its polygons (image pixels) scaled to a ``w`` x ``h`` photo when the table
+    file was calibrated on frames of another size with the same shape
+    (:func:`~nertz.vision.sources.calibrated_size`;
+    a camera's still at a higher resolution than its video, a photo resized): the polygons
+    are in the calibration frames' pixels. The table itself when the sizes agree or the file
+    does not say.
+
+    Raises:
+        AuditError: the photo's width-to-height ratio differs from the calibration frames' by
+            more than ``most_aspect`` (relative): another camera or a cropped photo, whose
+            pixels the table's polygons do not describe.
+    """
+    size = calibrated_size(table)
+    if size is None or size == (w, h):
+        return table
+    cw, ch = size
+    if abs((w / h) / (cw / ch) - 1.0) > most_aspect:
+        raise AuditError(f"the table file was calibrated on {cw}x{ch} frames and this photo is {w}x{h}, another "
+                         "shape: take the photo with the camera the table was calibrated with, uncropped, or "
+                         "calibrate again on this camera (nertz calibrate)")
+    sx, sy = w / cw, h / ch
+    data = table.to_dict()
+    if data.get("shared_area") is not None:
+        data["shared_area"] = [[x * sx, y * sy] for x, y in data["shared_area"]]
+    data["zones"] = {n: [[x * sx, y * sy] for x, y in poly] for n, poly in data.get("zones", {}).items()}
+    data["calibration"] = {**data.get("calibration", {}), "frame_size": [w, h]}
+    return Table.from_dict(data)
+
+
 def _default_detector() -> StripDetector:
     """The shipped strip detector, loaded once (:data:`nertz.vision.audit_strips.STRIPS_ONNX`)."""
     global _DETECTOR
@@ -1240,7 +1271,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         image: ``(H, W, 3) uint8`` BGR (any size; 1920 x 1080 is the intended one).
         table: a :class:`~nertz.referee.table.Table` or table-file dict (players' back
             colours; ``shared_area`` and ``zones`` in image pixels, optional: without zones
-            every card counts for the shared area).
+            every card counts for the shared area; scaled to the photo when the file was
+            calibrated on frames of another size, :func:`fit_table`).
         method: one of :data:`METHODS` (default ``auto``).
         detector: a :class:`~nertz.vision.audit_strips.StripDetector` to use instead of the
             shipped one (``models/audit_strips.onnx``).
@@ -1250,7 +1282,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
 
     Raises:
         AuditError: a bad image, no face-down card of any registered back in it, an unknown
-            method, or a learned method without the model.
+            method, a learned method without the model, or a photo of another shape than
+            the frames the table was calibrated on (:func:`fit_table`).
         nertz.referee.errors.TableError: a table dict that does not validate.
         nertz.vision.detect.ModelError: the strip detector's file is broken.
     """
@@ -1260,6 +1293,7 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
     h, w = image.shape[:2]
     if h < 36 or w < 64:
         raise AuditError(f"the image is too small to audit ({w}x{h})")
+    t = fit_table(t, w, h)
     names = t.names
     blurred = cv2.GaussianBlur(image, (0, 0), 0.8)
     wb_gain = _wb_gain(blurred, t)
@@ -1474,14 +1508,16 @@ def face_up_in_shared_area(image: np.ndarray | Sequence[np.ndarray], table: Tabl
 
     Raises:
         nertz.vision.detect.ModelError: the detector's file is missing or broken.
+        AuditError: a frame of another shape than the table's calibration (:func:`fit_table`).
     """
     from .detect import CardRecognizer
 
     images = [image] if isinstance(image, np.ndarray) else list(image)
     recognizer = CardRecognizer(classifier=None, identifier=None, strips=None, conf=conf)
-    area = np.asarray(table.shared_area, np.float32).reshape(-1, 1, 2) if table.shared_area is not None else None
     counts = []
     for img in images:
+        fitted = fit_table(table, img.shape[1], img.shape[0])
+        area = np.asarray(fitted.shared_area, np.float32).reshape(-1, 1, 2) if fitted.shared_area is not None else None
         det = recognizer.detect(img)
         faces = det.boxes[det.class_id == 0]
         if area is None or not len(faces):
@@ -1627,6 +1663,13 @@ def audit_command(
         fail("give either an IMAGE or --source S")
     if table is None:
         fail("--table T.json is required: the audit needs the players' back colours")
+    if out is not None:  # before the count: a result printed beside a failure status is no result
+        if Path(out).is_dir():
+            fail(f"{out}: a folder; --out names the image file to write (.png or .jpg)")
+        if Path(out).suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"):
+            fail(f"{out}: no image format for the extension {Path(out).suffix or '(none)'!r}; use .png or .jpg")
+        if not Path(out).resolve().parent.is_dir():
+            fail(f"{out}: its folder {Path(out).resolve().parent} does not exist")
     if image is not None and Path(image).is_dir():
         fail(f"{image}: a folder; the audit counts one photo (give an image file), or the frames of "
              f"a video or folder with --source {image}")
@@ -1642,7 +1685,7 @@ def audit_command(
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
     else:
         typer.echo(format_audit(res))
-    if out is not None:  # after the counts: an unwritable --out loses nothing
+    if out is not None:  # (checked above; a write can still fail: no permission, a full disk)
         try:
             save_image(out, res.draw(frames[0]))
         except NertzError as e:

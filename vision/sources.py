@@ -55,7 +55,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "frame_at", "table_misfit", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -610,6 +610,18 @@ def frame_at(source: FrameSource, seconds: float = 0.0) -> Frame:
     raise SourceError(f"{source.spec}: ends at {last.t:.2f} s, before the {seconds:g} s asked for")
 
 
+def calibrated_size(table: Any) -> tuple[int, int] | None:
+    """The ``(width, height)`` in pixels of the frames the table file (a
+    :class:`~nertz.referee.table.Table`) was calibrated on (its ``calibration.frame_size``,
+    written by ``nertz calibrate``), or None when it does not say."""
+    cal = (getattr(table, "model_extra", None) or {}).get("calibration")
+    size = cal.get("frame_size") if isinstance(cal, dict) else None
+    if (isinstance(size, (list, tuple)) and len(size) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in size)):
+        return int(size[0]), int(size[1])
+    return None
+
+
 def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1, zone_slack: float = 0.25) -> str | None:
     """Why the table file's polygons cannot be this source's, and what to do (a sentence for the
     user): the shared area of ``table`` (a :class:`~nertz.referee.table.Table`) reaching
@@ -620,11 +632,17 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1, zone_sla
     wrong places. A zone may reach further out than the shared area: a player seated at the
     frame's edge has part of their zone (the cascades' room toward them) out of view; the data
     engine's table files reach up to 0.12 of the frame out (54 rendered rounds, 2026-12-07),
-    where a table made at 1920 x 1080 reaches 0.5 out of a 1280 x 720 frame. Used by ``nertz
-    referee`` and the service's camera."""
+    where a table made at 1920 x 1080 reaches 0.5 out of a 1280 x 720 frame. A table file
+    that names the size of the frames it was calibrated on (:func:`calibrated_size`) must
+    name this source's: a table made at 1280 x 720 lies inside a 1920 x 1080 frame, in the
+    wrong place. Used by ``nertz referee``, ``nertz detect --table`` and the service's camera."""
     w, h = size
     if w <= 0 or h <= 0:
         return None
+    cal = calibrated_size(table)
+    if cal is not None and cal != (w, h):
+        return (f"the table file was calibrated on {cal[0]}x{cal[1]} frames and this source's are {w}x{h} "
+                "(its polygons are in those frames' pixels): make one for this source with nertz calibrate")
 
     def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
         return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
