@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, Optional
 
 import typer
+from typer.core import TyperCommand
 
 from nertz.datasets import bundled_file
 from nertz.referee.errors import NertzError
@@ -93,15 +94,55 @@ def score(
         fail(str(exc))
 
 
-@app.command()
+class _MatchCommand(TyperCommand):
+    """``nertz match``'s command: its usage line and help name the logs by their metavar,
+    ``LOGS...``, as the other commands' arguments read (typer 0.29 writes a required list
+    argument ``{logs}...`` in the usage and ``logs... <list[Path]>`` in the help)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                pieces.append(param.metavar or (param.name or "").upper())
+            else:
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        args, opts = [], []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                text = (getattr(param, "help", None) or "") + ("  [required]" if param.required else "")
+                args.append((param.metavar or (param.name or "").upper(), text))
+            elif param.param_type_name == "option":
+                record = param.get_help_record(ctx)
+                if record is not None:
+                    opts.append(record)
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+@app.command(cls=_MatchCommand)
 def match(
-    logs: Annotated[list[Path], typer.Argument(help="The rounds' event logs, in the order played.")],
+    logs: Annotated[
+        list[Path],
+        typer.Argument(metavar="LOGS...", help="The rounds' event logs, in the order played; each round must have "
+                       "ended (a valid Nertz call or a round_end event)."),
+    ],
     table: Annotated[
         Optional[Path], typer.Option("--table", "-t", help="Table file (players, target and rules).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the match as one JSON object.")] = False,
 ) -> None:
-    """Add up rounds into a match: totals, rounds won, the winner, and the settlement table."""
+    """Add up finished rounds into a match: totals, rounds won, the winner, and the settlement
+    table.
+
+    A player wins a round by scoring best in it alone; a round whose best score two or more
+    players share is counted as tied for them ("rounds tied"), a win for none. A tie in totals
+    goes to the player with more rounds won.
+    """
     try:
         tbl = read_table(table) if table is not None else None
         results = [load_round(log, table).result for log in logs]
@@ -110,6 +151,10 @@ def match(
         for log, res in zip(logs, results):
             if set(res.players) != set(players):  # the same people, in any seating order
                 raise NertzError(f"{log}: its players {sorted(res.players)} differ from the match's {sorted(players)}")
+            if res.ended is None:
+                raise NertzError(f"{log}: the round has not ended (no valid Nertz call and no round_end event), "
+                                 "so its scores are provisional: a match adds finished rounds only "
+                                 "(`nertz score` shows where it stands)")
         m = Match(players, target)
         for log, res in zip(logs, results):
             if m.is_over:
@@ -126,6 +171,7 @@ def match(
                     "rounds": m.rounds,
                     "totals": m.totals,
                     "rounds_won": m.rounds_won,
+                    "rounds_tied": m.rounds_tied,
                     "over": m.is_over,
                     "winner": m.winner,
                     "settlement": m.settlement(),
@@ -133,14 +179,14 @@ def match(
             ]
         )
         return
-    width = max(len(n) for n in players) + 2
-    label = len("rounds won") + 1
-    typer.echo(f"{'round':<{label}}" + "".join(f"{n:>{width}}" for n in players))
-    for i, r in enumerate(m.rounds, start=1):
-        typer.echo(f"{i:<{label}}" + "".join(f"{r[n]:>{width}}" for n in players))
-    typer.echo(f"{'total':<{label}}" + "".join(f"{m.totals[n]:>{width}}" for n in players))
-    # as --json's rounds_won: a round's top score, shared or not, counts as won for each who had it
-    typer.echo(f"{'rounds won':<{label}}" + "".join(f"{m.rounds_won[n]:>{width}}" for n in players))
+    rows: list[tuple[str, dict[str, int]]] = [(str(i), r) for i, r in enumerate(m.rounds, start=1)]
+    # rounds won: those a player alone scored best; rounds tied: those whose best score was shared
+    rows += [("total", m.totals), ("rounds won", m.rounds_won), ("rounds tied", m.rounds_tied)]
+    label = max(len("round"), *(len(name) for name, _ in rows)) + 1
+    widths = {n: max(len(n), *(len(str(r[n])) for _, r in rows)) + 2 for n in players}  # the name or the widest value
+    typer.echo(f"{'round':<{label}}" + "".join(f"{n:>{widths[n]}}" for n in players))
+    for name, r in rows:
+        typer.echo(f"{name:<{label}}" + "".join(f"{r[n]:>{widths[n]}}" for n in players))
     if not m.is_over:
         typer.echo(f"\nNo one has reached {target} yet; leaders: {', '.join(m.leaders)}.")
     elif m.winner is None:

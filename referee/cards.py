@@ -12,6 +12,7 @@ dict key, compared, and round-tripped through its notation with :meth:`Card.pars
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from nertz.referee.errors import CardError
@@ -77,6 +78,7 @@ class Rank(enum.IntEnum):
 
 
 _RANK_LETTERS = "A23456789TJQK"
+_NOTATION = re.compile(r"[A2-9TJQK][SHDC]|JK")
 
 
 @dataclass(frozen=True, order=True)
@@ -130,7 +132,9 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> "Card":
-        """Parse card notation: ``"7S"``, ``"TH"``, ``"10H"``, ``"ad"``, ``"JK"``.
+        """Parse card notation leniently: ``"7S"``, ``"TH"``, and also ``"10H"``, ``"ad"``,
+        ``" QS "`` and ``"JOKER"`` (labels written by other tools). Files of the contract
+        (event logs) are read with the strict :meth:`from_notation`.
 
         Raises:
             CardError: the text is not a card, with the reason.
@@ -152,6 +156,22 @@ class Card:
         except CardError as exc:
             raise CardError(f"{text!r} is not a card: {exc}") from None
         return cls(rank, suit)
+
+    @classmethod
+    def from_notation(cls, text: str) -> "Card":
+        """Parse the contract's card notation exactly (``shared/DESIGN.md``): a rank
+        ``A 2 3 4 5 6 7 8 9 T J Q K`` then a suit ``S H D C``, upper case, nothing around it
+        (``"7S"``, ``"TH"``); ``"JK"`` for a joker. ``str(card)`` writes it back.
+
+        Raises:
+            CardError: anything else; where :meth:`parse` would read the text as a card
+                (``"as"``, ``"10H"``, ``"JOKER"``), the message gives its notation.
+        """
+        if isinstance(text, str) and _NOTATION.fullmatch(text):
+            return cls.parse(text)
+        card = cls.parse(text)  # not a card at all: its own reason
+        raise CardError(f"{text!r} is not in the card notation: write {str(card)!r} (rank A23456789TJQK, "
+                        "then suit S, H, D or C, in upper case; JK for a joker)")
 
     def __str__(self) -> str:
         if self.rank is None or self.suit is None:

@@ -20,11 +20,14 @@ accepted and ignored, so a log written by the simulator (which records its own r
 can be scored as it is.
 
 Each event is an immutable pydantic model; :func:`parse_event` validates one decoded line.
+Values must have their JSON types (:mod:`nertz.referee.jsonvalues`): times and confidences are
+finite JSON numbers (not ``"1"``, ``true``, ``NaN`` or ``Infinity``), piles and counts JSON
+integers, and cards are written in the upper-case notation (``"AS"``, not ``"as"``; ``"TH"``,
+not ``"10H"``: :meth:`~nertz.referee.cards.Card.from_notation`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -40,6 +43,7 @@ from pydantic import (
 
 from nertz.referee.cards import Card
 from nertz.referee.errors import CardError, EventError
+from nertz.referee.jsonvalues import FiniteNumber, OptionalFiniteNumber, WholeNumber
 
 __all__ = [
     "Play",
@@ -61,19 +65,14 @@ def _to_card(value: Any) -> Card:
     if isinstance(value, Card):
         return value
     try:
-        return Card.parse(value)
+        return Card.from_notation(value)
     except CardError as exc:
         raise ValueError(str(exc)) from None
 
 
 CardField = Annotated[Card, BeforeValidator(_to_card), PlainSerializer(str, return_type=str)]
-"""A card in notation (``"7S"``), validated into a :class:`~nertz.referee.cards.Card`."""
-
-
-def _finite(v: float | None) -> float | None:
-    if v is not None and not math.isfinite(v):
-        raise ValueError("time must be a finite number of seconds")
-    return v
+"""A card in the contract's notation (``"7S"``, upper case: :meth:`~nertz.referee.cards.Card.from_notation`),
+validated into a :class:`~nertz.referee.cards.Card`."""
 
 
 class _Event(BaseModel):
@@ -97,14 +96,12 @@ class Play(_Event):
     """
 
     type: Literal["play"] = "play"
-    t: float = Field(ge=0)
+    t: FiniteNumber = Field(ge=0)
     player: str
     card: CardField
-    pile: int = Field(ge=0)
-    confidence: float = Field(1.0, ge=0, le=1)
+    pile: WholeNumber = Field(ge=0)
+    confidence: FiniteNumber = Field(1.0, ge=0, le=1)
     as_: CardField | None = Field(None, alias="as")
-
-    _t_finite = field_validator("t")(_finite)
 
     @field_validator("as_")
     @classmethod
@@ -123,10 +120,8 @@ class Call(_Event):
     """
 
     type: Literal["call"] = "call"
-    t: float = Field(ge=0)
+    t: FiniteNumber = Field(ge=0)
     player: str
-
-    _t_finite = field_validator("t")(_finite)
 
 
 class NertzLeft(_Event):
@@ -138,11 +133,9 @@ class NertzLeft(_Event):
     """
 
     type: Literal["nertz_left"] = "nertz_left"
-    t: float | None = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0)
     player: str
-    count: int = Field(ge=0, le=13)
-
-    _t_finite = field_validator("t")(_finite)
+    count: WholeNumber = Field(ge=0, le=13)
 
 
 class RoundEnd(_Event):
@@ -150,30 +143,26 @@ class RoundEnd(_Event):
     ``"ended"``: ended by a person). ``t`` omitted means at the end of the log."""
 
     type: Literal["round_end"] = "round_end"
-    t: float | None = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0)
     reason: Literal["stuck", "ended", "call"] = "stuck"
-
-    _t_finite = field_validator("t")(_finite)
 
 
 class TakeBack(_Event):
     """A card lifted back out of the shared area by ``player``."""
 
     type: Literal["take_back"] = "take_back"
-    t: float = Field(ge=0)
+    t: FiniteNumber = Field(ge=0)
     player: str
     card: CardField
-    pile: int = Field(ge=0)
-
-    _t_finite = field_validator("t")(_finite)
+    pile: WholeNumber = Field(ge=0)
 
 
 class Declare(_Event):
     """A joker's identity declared after it was played (answers a ``declare`` ruling)."""
 
     type: Literal["declare"] = "declare"
-    t: float | None = Field(None, ge=0)
-    pile: int = Field(ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0)
+    pile: WholeNumber = Field(ge=0)
     as_: CardField = Field(alias="as")
     player: str | None = None
 
@@ -188,7 +177,7 @@ class Resolve(_Event):
     """
 
     type: Literal["resolve"] = "resolve"
-    t: float | None = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0)
     id: str = Field(min_length=1, max_length=100)
     winner: str | None = None
     as_: CardField | None = Field(None, alias="as")
@@ -198,7 +187,7 @@ class Stuck(_Event):
     """Everyone was stuck and turned their waste over (information only)."""
 
     type: Literal["stuck"] = "stuck"
-    t: float | None = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0)
 
 
 class RulingLine(_Event):

@@ -3,9 +3,12 @@
 - Rounds are played until at least one owner's total reaches or passes ``target`` at the
   end of a round.
 - The highest total wins; a tie in totals is broken by the number of rounds won (an owner
-  wins a round by having its highest round score; owners sharing the highest score each
-  count the round as won). Still tied: no single winner (:attr:`Match.winner` is ``None``).
+  wins a round by scoring best in it alone; a round whose best score is shared is *tied*
+  for those who share it, a win for none). Still tied: no single winner
+  (:attr:`Match.winner` is ``None``).
 - Settling up: the winner wins from each other owner the difference between their totals.
+- Only finished rounds count: a :class:`~nertz.referee.scoring.RoundResult` whose round has
+  not ended (no valid call, no ``round_end``: its scores are provisional) is refused.
 """
 
 from __future__ import annotations
@@ -33,13 +36,18 @@ class Match:
     rounds: list[dict[str, int]] = field(default_factory=list)
 
     def add_round(self, result: RoundResult | Mapping[str, int]) -> None:
-        """Add one round's scores (a :class:`RoundResult` or ``{owner: points}``).
+        """Add one finished round's scores: a :class:`RoundResult`, or ``{owner: points}``
+        (taken as a finished round's: the caller vouches that it ended).
 
         Raises:
-            ValueError: the match is already over, or the scores name other owners.
+            ValueError: the match is already over, the result is of a round that has not
+                ended (``result.ended`` is ``None``), or the scores name other owners.
         """
         if self.is_over:
             raise ValueError("the match is over: start a new one")
+        if isinstance(result, RoundResult) and result.ended is None:
+            raise ValueError("the round has not ended (no valid Nertz call and no round_end): its scores are "
+                             "provisional, and a match adds finished rounds only")
         scores = {n: s.score for n, s in result.players.items()} if isinstance(result, RoundResult) else dict(result)
         if set(scores) != set(self.players):
             raise ValueError(f"round scores name {sorted(scores)}, the match has {sorted(self.players)}")
@@ -47,7 +55,11 @@ class Match:
 
     @classmethod
     def replay(cls, players: Iterable[str], target: int, rounds: Iterable[RoundResult | Mapping[str, int]]) -> "Match":
-        """A match rebuilt from its rounds."""
+        """A match rebuilt from its rounds.
+
+        Raises:
+            ValueError: as :meth:`add_round`.
+        """
         match = cls(list(players), target)
         for r in rounds:
             match.add_round(r)
@@ -60,14 +72,26 @@ class Match:
 
     @property
     def rounds_won(self) -> dict[str, int]:
-        """How many rounds each owner won (shared top scores count for each)."""
+        """How many rounds each owner won: the rounds in which it alone scored best (a
+        shared best score is a tie, counted by :attr:`rounds_tied`, not a win)."""
         won = {n: 0 for n in self.players}
         for r in self.rounds:
-            best = max(r.values())
-            for n, s in r.items():
-                if s == best:
-                    won[n] += 1
+            best = _best(r)
+            if len(best) == 1:
+                won[best[0]] += 1
         return won
+
+    @property
+    def rounds_tied(self) -> dict[str, int]:
+        """How many rounds each owner tied: the rounds whose best score it shared with
+        another owner (or more)."""
+        tied = {n: 0 for n in self.players}
+        for r in self.rounds:
+            best = _best(r)
+            if len(best) > 1:
+                for n in best:
+                    tied[n] += 1
+        return tied
 
     @property
     def is_over(self) -> bool:
@@ -101,3 +125,9 @@ class Match:
             return {}
         totals = self.totals
         return {n: totals[winner] - totals[n] for n in self.players if n != winner}
+
+
+def _best(scores: Mapping[str, int]) -> list[str]:
+    """The owners with a round's best score (one, or several sharing it)."""
+    top = max(scores.values())
+    return [n for n, s in scores.items() if s == top]

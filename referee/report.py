@@ -45,7 +45,7 @@ def format_scoreboard(res: RoundResult) -> str:
         out.append("The round has not ended: the scores are provisional.")
     if res.reviews:
         out.append(f"Waiting for review: {', '.join(res.reviews)}.")
-    width = max((len(n) for n in res.players), default=6) + 2
+    width = max([len("player") + 1, *(len(n) + 2 for n in res.players)])  # fits the header and every name
     out.append("")
     out.append(f"{'player':<{width}}{'foundation':>11}{'nertz left':>12}{'score':>8}")
     for name, s in sorted(res.players.items(), key=lambda kv: -kv[1].score):
@@ -58,7 +58,7 @@ def format_reconciliation(rec: "Reconciliation", max_suspects: int = 10) -> str:
     """The back count beside the live count, the scoreboard it gives, and (at most
     ``max_suspects`` of) the plays that may have gone to the wrong owner, as text lines
     (``rec``: a :class:`~nertz.referee.reconcile.Reconciliation`)."""
-    width = max((len(n) for n in rec.owners), default=6) + 2
+    width = max([len("player") + 1, *(len(n) + 2 for n in rec.owners)])  # fits the header and every name
     out = [f"{'player':<{width}}{'live':>6}{'audit':>7}{'diff':>6}{'nertz left':>12}{'score':>8}{'live score':>12}"]
     for name, o in sorted(rec.owners.items(), key=lambda kv: -kv[1].score):
         called = " (called)" if name == rec.caller else ""

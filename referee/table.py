@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from nertz.referee.errors import TableError
+from nertz.referee.jsonvalues import FiniteNumber, JsonBool, WholeNumber, whole_number
 
-__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "hex_to_lab", "delta_e",
+__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "MAX_TARGET", "hex_to_lab", "delta_e",
            "polygon_overlap"]
 
 MIN_BACK_DELTA_E = 12.0
@@ -41,9 +42,16 @@ MAX_ZONE_OVERLAP = 0.01
 """Largest share of a polygon's area that may overlap another region (zone or shared area)
 before the table file is refused: hand-drawn neighbours may touch, a card may not lie in two."""
 
+MAX_TARGET = 1000
+"""The largest target score a table file may set (points). RULES.md allows "any positive
+number"; a round scores at most 54 cards plus the bonus, and usually 10 to 30, so a match to
+1000 already lasts some 50 rounds: a larger target is taken for a mistake (``1e9``, a stray
+digit) rather than a match nobody could finish."""
+
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
-Point = tuple[float, float]
+Point = tuple[FiniteNumber, FiniteNumber]
+"""A point of a polygon ``(x, y)``: two finite JSON numbers (image pixels)."""
 
 
 class Rules(BaseModel):
@@ -63,21 +71,26 @@ class Rules(BaseModel):
         in_air: ``"count"``: plays up to ``in_air_grace`` seconds after the call count;
             ``"return"``: every play after the call is late.
         in_air_grace: seconds after the call during which plays in the air still count.
+
+    Values must have their JSON types (:mod:`nertz.referee.jsonvalues`): numbers are JSON
+    numbers, whole numbers JSON integers (not ``"100"``, ``true`` or ``1e9``), booleans
+    ``true``/``false`` (not ``"yes"`` or ``1``), and no number is NaN or Infinity.
+    ``target`` is at most :data:`MAX_TARGET`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    target: int = Field(100, gt=0)
-    nertz_pile: Literal[11, 12, 13] = 13
-    nertz_penalty: int = Field(2, ge=0)
-    nertz_bonus: int = Field(0, ge=0)
-    stock_turn: Literal[1, 3] = 3
-    jokers: bool = False
-    partnerships: bool = False
+    target: WholeNumber = Field(100, gt=0, le=MAX_TARGET)
+    nertz_pile: Annotated[Literal[11, 12, 13], BeforeValidator(whole_number)] = 13
+    nertz_penalty: WholeNumber = Field(2, ge=0)
+    nertz_bonus: WholeNumber = Field(0, ge=0)
+    stock_turn: Annotated[Literal[1, 3], BeforeValidator(whole_number)] = 3
+    jokers: JsonBool = False
+    partnerships: JsonBool = False
     tie: Literal["both_stay", "strict"] = "both_stay"
-    tie_window: float = Field(0.034, ge=0, le=5)
+    tie_window: FiniteNumber = Field(0.034, ge=0, le=5)
     in_air: Literal["count", "return"] = "count"
-    in_air_grace: float = Field(1.0, ge=0, le=60)
+    in_air_grace: FiniteNumber = Field(1.0, ge=0, le=60)
 
 
 class Player(BaseModel):
@@ -255,6 +268,9 @@ def _describe(exc: ValidationError) -> str:
         elif err.get("type") == "too_short" and err.get("loc") == ("players",):
             found = len(err.get("input") or ())
             msg = f"a table needs at least 2 players, with a name and a back colour each (this one has {found})"
+        elif err.get("type") == "less_than_equal" and err.get("loc") == ("rules", "target"):
+            msg = (f"{err.get('input')} is more than the largest target, {MAX_TARGET} points (a match to "
+                   f"{MAX_TARGET} already lasts some 50 rounds)")
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
 

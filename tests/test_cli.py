@@ -61,6 +61,10 @@ def test_score_without_a_table_uses_the_names_in_the_log(tmp_path):
           {"t": 2, "type": "play", "player": "red", "card": "1X", "pile": 1}], "line 2"),
         ([{"t": 1, "type": "play", "player": "mallory", "card": "AS", "pile": 1}], "line 1: unknown player 'mallory'"),
         (["[1, 2]"], "line 1: an event is a JSON object"),
+        (['{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": "1"}'], "line 1: invalid play event: pile: must be a whole number"),
+        (['{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": true}'], "line 1: invalid play event: pile: must be a whole number"),
+        (['{"t": 1, "type": "play", "player": "red", "card": "as", "pile": 1}'], "line 1: invalid play event: card: 'as' is not in the card notation"),
+        (['{"t": NaN, "type": "play", "player": "red", "card": "AS", "pile": 1}'], "line 1: invalid play event: t: NaN is not a finite number"),
     ],
 )
 def test_bad_logs_fail_cleanly_with_the_line(tmp_path, lines, fragment):
@@ -75,11 +79,17 @@ def test_bad_logs_fail_cleanly_with_the_line(tmp_path, lines, fragment):
 def test_bad_table_and_missing_files_fail_cleanly(tmp_path):
     bad = tmp_path / "t.json"
     bad.write_text('{"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "navy"}]}')
+    table = json.loads((EXAMPLE / "table.json").read_text())
+    jokers, target = tmp_path / "jokers.json", tmp_path / "target.json"
+    jokers.write_text(json.dumps({**table, "rules": {"jokers": "yes"}}))
+    target.write_text(json.dumps({**table, "rules": {"target": "100"}}))
     for args, fragment in [
         (["score", str(EXAMPLE / "events.jsonl"), "--table", str(bad)], "players.1.back"),
         (["score", str(tmp_path / "nope.jsonl")], "no such file"),
         (["score", str(tmp_path)], "is a folder"),
         (["score", str(EXAMPLE / "events.jsonl"), "--table", str(EXAMPLE / "events.jsonl")], "not valid JSON"),
+        (["score", str(EXAMPLE / "events.jsonl"), "--table", str(jokers)], "rules.jokers: must be true or false"),
+        (["match", str(EXAMPLE / "events.jsonl"), "--table", str(target)], "rules.target: must be a whole number"),
     ]:
         out = nertz(*args)
         assert out.returncode == 2, args
@@ -105,19 +115,72 @@ def test_match_text_shows_rounds_won_as_the_json_does(tmp_path):
 
     from nertz.cli import app
 
-    # red wins round 1, blue round 2, round 3 is a tie that counts for both
+    # red wins round 1, blue round 2, round 3 is a tie: a win for neither, tied for both
     logs = [str(_round_log(tmp_path / f"{i}.jsonl", red, blue)) for i, (red, blue) in enumerate([(5, 2), (1, 4), (3, 3)])]
     runner = CliRunner()
     as_json = runner.invoke(app, ["match", *logs, "--json"])
     assert as_json.exit_code == 0, as_json.output
-    won = json.loads(as_json.output)["rounds_won"]
-    assert won == {"red": 2, "blue": 2}
+    won, tied = json.loads(as_json.output)["rounds_won"], json.loads(as_json.output)["rounds_tied"]
+    assert won == {"red": 1, "blue": 1} and tied == {"red": 1, "blue": 1}
     text = runner.invoke(app, ["match", *logs])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
     header = lines[0].split()
     row = next(line for line in lines if line.startswith("rounds won"))
     assert dict(zip(header[1:], map(int, row.split()[2:]))) == won
+    row = next(line for line in lines if line.startswith("rounds tied"))
+    assert dict(zip(header[1:], map(int, row.split()[2:]))) == tied
+
+
+def test_match_refuses_a_round_that_has_not_ended(tmp_path):
+    # an empty log and a log of one ace: neither round ended, so neither is a round of the match
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    one_ace = write(tmp_path / "one_ace.jsonl", [{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 1}])
+    finished = str(EXAMPLE / "events.jsonl")
+    for logs, named in (([empty, one_ace], empty), ([finished, one_ace], one_ace)):
+        out = nertz("match", *map(str, logs), "--table", str(EXAMPLE / "table.json"))
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+        assert out.stderr.startswith(f"error: {named}: the round has not ended") and len(out.stderr.splitlines()) == 1
+    # a round ended by everyone being stuck is a finished round
+    stuck = write(tmp_path / "stuck.jsonl", [{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 1},
+                                             {"t": 9, "type": "round_end", "reason": "stuck"}])
+    out = nertz("match", finished, str(stuck), "--table", str(EXAMPLE / "table.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["rounds"][1] == {"red": 1, "blue": 0, "green": 0}
+
+
+def test_match_columns_fit_short_names_and_wide_numbers(tmp_path):
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    log = write(tmp_path / "r.jsonl", [{"t": 1, "type": "play", "player": "a", "card": "AS", "pile": 1},
+                                       {"t": 2, "type": "call", "player": "a"},
+                                       {"t": 3, "type": "nertz_left", "player": "b", "count": 13}])
+    text = CliRunner().invoke(app, ["match", str(log)])
+    assert text.exit_code == 0, text.output
+    rows = [line for line in text.output.splitlines()[:5]]
+    assert rows[0].split() == ["round", "a", "b"] and rows[1].split() == ["1", "1", "-26"]
+    # every column's cells end at the same place, and no two cells touch
+    assert len({len(r) for r in rows}) == 1
+    assert rows[0].index("b") == rows[1].index("-26") + 2
+
+
+def test_score_table_header_lines_up_with_short_names(tmp_path):
+    log = write(tmp_path / "r.jsonl", [{"t": 1, "type": "play", "player": "a", "card": "AS", "pile": 1},
+                                       {"t": 2, "type": "call", "player": "a"},
+                                       {"t": 3, "type": "nertz_left", "player": "bb", "count": 1}])
+    out = nertz("score", str(log))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("player"))
+    header, row = lines[i], lines[i + 1]
+    assert header.split() == ["player", "foundation", "nertz", "left", "score"] and row.split()[:4] == ["a", "1", "0", "1"]
+    for column in ("foundation", "nertz left", "score"):  # numbers end under the end of their header
+        end = header.index(column) + len(column)
+        assert row[end - 1].isdigit() and (end == len(row) or row[end] == " ")
+    assert "player  foundation" in header
 
 
 def test_match_adds_rounds_and_settles(tmp_path):
@@ -156,3 +219,18 @@ def test_help_shows_flags_without_a_value():
         assert r.exit_code == 0, r.output
         assert "<bool>" not in r.output and "\\[" not in r.output, args
     assert "--json  " in CliRunner().invoke(app, ["referee", "--help"]).output
+
+
+def test_match_help_names_its_logs_like_the_other_arguments():
+    # typer wrote "{logs}..." in the usage and "logs... <list[Path]>" in the help
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    r = CliRunner().invoke(app, ["match", "--help"])
+    assert r.exit_code == 0, r.output
+    assert "Usage: nertz match [OPTIONS] LOGS..." in r.output and "\n  LOGS...  " in r.output
+    assert "{logs}" not in r.output and "list[Path]" not in r.output and "<bool>" not in r.output
+    assert "alone" in r.output and "rounds tied" in r.output  # what "rounds won" means
+    missing = CliRunner().invoke(app, ["match"])
+    assert missing.exit_code == 2 and "LOGS..." in missing.output

@@ -309,6 +309,20 @@ def test_partnership_members_play_for_the_partnership():
         ({"t": 1, "type": "nertz_left", "player": "red", "count": 14}, "count"),
         ({"t": 1, "type": "play", "player": "red", "card": "JK", "pile": 1, "as": "JK"}, "declared as a real card"),
         ("not an object", "JSON object"),
+        # values must have their JSON types, cards their upper-case notation
+        ({"t": 1, "type": "play", "player": "red", "card": "AS", "pile": "1"}, "pile: must be a whole number, not the text '1'"),
+        ({"t": 1, "type": "play", "player": "red", "card": "AS", "pile": True}, "pile: must be a whole number, not true"),
+        ({"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 1.0}, "pile: must be a whole number, not 1.0"),
+        ({"t": 1, "type": "play", "player": "red", "card": "as", "pile": 1}, "card: 'as' is not in the card notation: write 'AS'"),
+        ({"t": 1, "type": "play", "player": "red", "card": "10H", "pile": 1}, "write 'TH'"),
+        ({"t": 1, "type": "play", "player": "red", "card": "JK", "pile": 1, "as": "5h"}, "as: '5h' is not in the card notation"),
+        ({"t": float("nan"), "type": "play", "player": "red", "card": "AS", "pile": 1}, "t: NaN is not a finite number"),
+        ({"t": float("inf"), "type": "call", "player": "red"}, "t: Infinity is not a finite number"),
+        ({"t": "1", "type": "call", "player": "red"}, "t: must be a number, not the text '1'"),
+        ({"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": True}, "confidence: must be a number"),
+        ({"t": float("nan"), "type": "nertz_left", "player": "red", "count": 1}, "t: NaN is not a finite number"),
+        ({"t": 1, "type": "nertz_left", "player": "red", "count": "1"}, "count: must be a whole number"),
+        ({"type": "declare", "pile": "4", "as": "AS"}, "pile: must be a whole number"),
     ],
 )
 def test_bad_events_are_clear_errors(event, fragment):
@@ -334,3 +348,13 @@ def test_input_rulings_and_results_are_ignored():
     events = [play(1, "red", "AS", 1), {"t": 2, "type": "ruling", "kind": "collision", "pile": 1, "winner": "red", "loser": "blue"},
               {"type": "result", "caller": None, "players": {}}, {"t": 3, "type": "stuck"}]
     assert verdicts(Round(make_table(), events)) == [("red", "AS", "accepted")]
+
+
+def test_numbers_of_other_numeric_types_are_taken_as_the_numbers_they_are():
+    # the tracker's events may carry NumPy numbers; a JSON integer time is a time
+    np = pytest.importorskip("numpy")
+    game = Round(make_table(), [{"t": np.float32(1.5), "type": "play", "player": "red", "card": "AS", "pile": np.int64(2),
+                                 "confidence": np.float64(0.5)},
+                                {"t": 2, "type": "play", "player": "blue", "card": "2S", "pile": 2}])
+    assert verdicts(game) == [("red", "AS", "accepted"), ("blue", "2S", "accepted")]
+    assert game.events[0].pile == 2 and type(game.events[0].pile) is int and game.events[1].t == 2.0

@@ -34,6 +34,20 @@ def test_defaults_are_the_documented_ones():
         (base(shared_area=[[0, 0], [1, 1]]), "at least 3 points"),
         (base(shared_area=[[0, 0], [10, 10], [0, 10], [10, 0]]), "crosses itself"),  # a bow-tie: corners out of order
         ([1, 2], "JSON object"),
+        # values must have their JSON types: no strings for numbers or booleans, no booleans for numbers
+        (base(rules={"jokers": "yes"}), "rules.jokers: must be true or false, not the text 'yes'"),
+        (base(rules={"partnerships": 1}), "rules.partnerships: must be true or false, not 1"),
+        (base(rules={"target": "100"}), "rules.target: must be a whole number, not the text '100'"),
+        (base(rules={"target": 1e9}), "rules.target: must be a whole number"),
+        (base(rules={"target": 10**9}), "more than the largest target, 1000 points"),
+        (base(rules={"target": 100.5}), "rules.target: must be a whole number"),
+        (base(rules={"stock_turn": True}), "rules.stock_turn: must be a whole number, not true"),
+        (base(rules={"nertz_pile": "12"}), "rules.nertz_pile"),
+        (base(rules={"nertz_bonus": "25"}), "rules.nertz_bonus: must be a whole number"),
+        (base(rules={"tie_window": "0.1"}), "rules.tie_window: must be a number, not the text '0.1'"),
+        (base(rules={"tie_window": float("nan")}), "rules.tie_window: NaN is not a finite number"),
+        (base(rules={"in_air_grace": float("inf")}), "rules.in_air_grace: Infinity is not a finite number"),
+        (base(shared_area=[[0, 0], [10, 0], [10, "10"]]), "shared_area.2.1: must be a number, not the text '10'"),
     ],
 )
 def test_invalid_tables_say_what_to_fix(data, fragment):
@@ -72,3 +86,12 @@ def test_cielab_reference_values():
 def test_to_dict_round_trips():
     t = Table.from_dict(base(shared_area=[[0, 0], [10, 0], [10, 10]], rules={"tie": "strict"}, homography=[1, 2]))
     assert Table.from_dict(t.to_dict()) == t
+
+
+def test_json_numbers_and_booleans_are_taken_as_written():
+    from nertz.referee.table import MAX_TARGET
+
+    rules = Table.from_dict(base(rules={"target": MAX_TARGET, "jokers": True, "tie_window": 0, "in_air_grace": 2,
+                                        "stock_turn": 1})).rules
+    assert (rules.target, rules.jokers, rules.tie_window, rules.in_air_grace, rules.stock_turn) == (MAX_TARGET, True, 0.0, 2.0, 1)
+    assert isinstance(rules.tie_window, float) and isinstance(rules.in_air_grace, float)
