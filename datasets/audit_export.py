@@ -30,6 +30,10 @@ random card's visible part, the rest anywhere in the shared area; 20 % of the sc
 rendered at 1280 x 720 (then upscaled by 2.25) for robustness, the others at 1920 x 1080.
 
 Scene ``i`` is ``make_audit_scene(seed + i)``; every ``val_every``-th scene goes to ``val``.
+Since 2026-12-07 no scene shows more cards of one back than a deck holds, so about half the
+scenes of a seed differ from the sets made before (:mod:`nertz.datasets.audit_scenes`,
+*Counts*): the recipes in ``models/MODEL_CARD.md`` reproduce with the code of commit a60b211
+and earlier.
 The held-out evaluation (:mod:`nertz.vision.audit_eval`) uses seeds from 10000: keep
 ``seed + scenes`` below that.
 

@@ -5,9 +5,10 @@ A scene is drawn from one seed with the round renderer's machinery (:func:`nertz
 render.make_scene`: card designs' back art and palettes, surfaces, camera tilt 0-35 degrees,
 lens, light, sensor noise/blur/JPEG, hands), then laid out as people do it:
 
-- **Shared area**: the foundations' cards (1 to 60 per player), face down, as the piles were
-  turned over (mixed backs: a foundation holds whoever played to it) or, in a third of the
-  scenes, already sorted by back. Each group is a *row* (cards side by side with a fixed offset
+- **Shared area**: the foundations' cards (1 to 52 per player, never more than the player's
+  deck holds beside their zone: see *Counts* below), face down, as the piles were turned over
+  (mixed backs: a foundation holds whoever played to it) or, in a third of the scenes, already
+  sorted by back. Each group is a *row* (cards side by side with a fixed offset
   of 10-22 mm along the card's width, each card a little askew), a *fan* (cards turned about
   a point near their lower edge, 8-15 degrees apart) or a *loose heap* (cards dropped at random
   places and angles, each keeping at least a third of its area in view). The shared area is
@@ -17,6 +18,20 @@ lens, light, sensor noise/blur/JPEG, hands), then laid out as people do it:
   down in their zone, as a row along the zone or a column toward the player.
 - Now and then: a few face-up cards (a foundation not turned over), a few cards of a deck
   nobody registered (``unknown``), hands resting over the table, partly covering spreads.
+
+Counts: every player plays one 52-card deck (the scenes use no jokers), so the cards of one
+back in the shared area, in its zone and face up add up to 52 at most (:data:`DECK`). Each
+player's shared-area count is uniform in ``1 .. min(max_per_player, 52 - zone - face_up)``
+(``face_up``: all the scene's face-up cards, which may be anyone's): a count drawn over that
+limit is drawn again, uniformly below it (a redraw, not a cap: no pile of scenes at the limit).
+Scenes made before this change (2026-12-07; the code of commit a60b211 and earlier, 8aad07f
+included) drew the count in 1..60 whatever the zone held, so about half of them showed more
+cards of one back than a deck holds (seed 3: 56 navy cards in the shared area and 8 in navy's
+zone, 64 in all); the training and evaluation sets of the audit strip detector in
+``models/MODEL_CARD.md`` were made so, and their recipes reproduce only with that older code.
+The redraw takes a generator of its own, so a scene whose counts were within these limits
+then is the same now, pixel for pixel (89 of 240 scenes checked, seeds 0-119 with 2-4 and 6
+players); the others differ from the redrawn count on.
 
 Ground truth (:class:`AuditTruth`): counts per player in the shared area and per zone, unknown
 and face-up counts; the labels are the round renderer's (per-card quad, visible fraction).
@@ -41,12 +56,17 @@ from .hands import hand_shape
 from .light import apply_light_and_sensor
 from .state import TableState
 
-__all__ = ["AuditTruth", "AuditScene", "make_audit_scene", "audit_sheet", "ARRANGEMENTS"]
+__all__ = ["AuditTruth", "AuditScene", "make_audit_scene", "audit_sheet", "ARRANGEMENTS", "DECK"]
 
 ARRANGEMENTS = ("row", "fan", "heap")
 """How a group of face-down cards is spread in the shared area."""
 
+DECK = 52
+"""Cards in one player's deck: the scenes use no jokers. A player's cards in the shared area, in
+their zone and face up never add up to more."""
+
 _RANKS, _SUITS = "A23456789TJQK", "SHDC"
+_FIRST_DRAW = 60  # the shared-area count's first draw, 1..60 as before 2026-12-07 (see above)
 _UNKNOWN_OWNER = "~stray"  # a deck that is not registered in the table file
 
 
@@ -245,21 +265,80 @@ def _make_room(geom: TableGeometry, sw: float, sh: float) -> None:
 
 
 def _deal(counts: dict[str, int], rng: np.random.Generator) -> dict[str, list[str]]:
-    """Distinct card identities per owner (a deck holds each card once; beyond 52, jokers and
-    repeats are accepted: the counts, not the identities, are what an audit checks)."""
+    """Distinct card identities per owner: ``counts[owner]`` cards of one shuffled 52-card
+    deck each (one ``rng.permutation(52)`` per owner, in the order of ``counts``).
+
+    Raises:
+        ValueError: a count over :data:`DECK` (a deck holds each card once).
+    """
     deck = [r + s for s in _SUITS for r in _RANKS]
     out = {}
     for o, n in counts.items():
-        ids = [deck[i] for i in rng.permutation(52)]
-        while len(ids) < n:
-            ids += ["JK"] + [deck[i] for i in rng.permutation(52)]
-        out[o] = ids[:n]
+        if not 0 <= n <= DECK:
+            raise ValueError(f"{n} cards dealt from {o}'s deck, which holds {DECK}")
+        out[o] = [deck[i] for i in rng.permutation(DECK)][:n]
     return out
+
+
+@dataclass
+class _Counts:
+    """How many cards of each back a scene shows (see the module docstring, *Counts*).
+
+    Attributes:
+        shared: player -> face-down cards in the shared area (1 or more).
+        zones: player -> face-down cards in their zone (0..12; 0 for the caller).
+        caller: who called Nertz, or None.
+        stray_colour: the back colour (hex) of an unregistered deck, or None.
+        unknown: face-down cards of that deck in the shared area (0 without one).
+        face_up: face-up cards in the shared area (anyone's).
+        redrawn: the players whose first shared-area draw did not fit their deck.
+    """
+
+    shared: dict[str, int]
+    zones: dict[str, int]
+    caller: str | None
+    stray_colour: str | None
+    unknown: int
+    face_up: int
+    redrawn: list[str]
+
+
+def _draw_counts(seed: int, rng: np.random.Generator, players: list[tuple[str, str]],
+                 max_per_player: int | None, extras: bool) -> _Counts:
+    """Draw a scene's counts from ``rng`` (the scene's generator, in the order scenes always
+    drew them); a shared-area count that, with the player's zone and the face-up cards, would
+    exceed :data:`DECK` is drawn again, uniformly in ``1 .. DECK - zone - face_up``, from a
+    generator of its own (seeded by ``seed``), so ``rng`` draws the same numbers whether or
+    not a count was redrawn. ``max_per_player``: the first draw's upper end, 1..52, or None
+    for 60 (as before 2026-12-07; the redraw makes either uniform below the deck's limit)."""
+    names = [p for p, _ in players]
+    n = len(names)
+    top = _FIRST_DRAW if max_per_player is None else int(max_per_player)
+    shared = {p: int(rng.integers(1, top + 1)) for p in names}
+    caller = names[int(rng.integers(n))] if rng.random() < 0.8 else None
+    zones = {p: (0 if p == caller else int(rng.integers(0, 13))) for p in names}
+    stray_colour = None
+    unknown = 0
+    if extras and rng.random() < 0.15 and n < 6:
+        far = [c for c in PALETTE if c not in names]
+        far = [c for c in far if all(_delta(PALETTE[c], col) > 30 for _, col in players)]
+        if far:
+            stray_colour = PALETTE[far[int(rng.integers(len(far)))]]
+            unknown = int(rng.integers(1, 5))
+    face_up = int(rng.integers(1, 6)) if extras and rng.random() < 0.15 else 0
+    redraw = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xA0D17, DECK])
+    redrawn = []
+    for p in names:
+        room = min(top, DECK - zones[p] - face_up)  # >= 35: zones <= 12, face_up <= 5
+        if shared[p] > room:
+            shared[p] = int(redraw.integers(1, room + 1))
+            redrawn.append(p)
+    return _Counts(shared, zones, caller, stray_colour, unknown, face_up, redrawn)
 
 
 # ------------------------------------------------------------------------------------------
 def make_audit_scene(seed: int, resolution: tuple[int, int] | None = None, *,
-                     n_players: int | None = None, max_per_player: int = 60,
+                     n_players: int | None = None, max_per_player: int | None = None,
                      arrangements: tuple[str, ...] = ARRANGEMENTS, hands: bool | None = None,
                      effects: bool = True, extras: bool = True, design: str | None = None,
                      tilt_deg: float | None = None) -> AuditScene:
@@ -270,7 +349,11 @@ def make_audit_scene(seed: int, resolution: tuple[int, int] | None = None, *,
         resolution: ``(width, height)`` pixels; default as the round renderer (1280x720 70 %,
             else 1920x1080).
         n_players: 2..6; default drawn in 2..4.
-        max_per_player: largest count of one player's cards in the shared area (1..60 drawn).
+        max_per_player: largest count of one player's cards in the shared area, 1..52;
+            None: as many as their deck holds. Each count is uniform in ``1 .. min(
+            max_per_player, 52 - zone - face_up)``: a draw over the deck's limit is drawn
+            again (module docstring, *Counts*; before 2026-12-07 the default was 60 and
+            nothing was redrawn).
         arrangements: which spreads to use in the shared area (subset of
             :data:`ARRANGEMENTS`).
         hands: True/False to force hands over the table; None: drawn (half the scenes).
@@ -283,8 +366,10 @@ def make_audit_scene(seed: int, resolution: tuple[int, int] | None = None, *,
         an :class:`AuditScene`.
 
     Raises:
-        ValueError: bad player count, resolution or arrangement.
+        ValueError: bad player count, ``max_per_player``, resolution or arrangement.
     """
+    if max_per_player is not None and not 1 <= max_per_player <= DECK:
+        raise ValueError(f"max_per_player must be 1..{DECK} (a deck holds {DECK} cards), got {max_per_player}")
     if not arrangements or any(a not in ARRANGEMENTS for a in arrangements):
         raise ValueError(f"arrangements must be a non-empty subset of {ARRANGEMENTS}, got {arrangements}")
     rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0xA0D17])
@@ -296,18 +381,9 @@ def make_audit_scene(seed: int, resolution: tuple[int, int] | None = None, *,
     names = [p for p, _ in players]
 
     # how many of each back in the shared area and in each zone
-    shared = {p: int(rng.integers(1, max_per_player + 1)) for p in names}
-    caller = names[int(rng.integers(n))] if rng.random() < 0.8 else None
-    zones = {p: (0 if p == caller else int(rng.integers(0, 13))) for p in names}
-    stray_colour = None
-    unknown = 0
-    if extras and rng.random() < 0.15 and n < 6:
-        far = [c for c in PALETTE if c not in names]
-        far = [c for c in far if all(_delta(PALETTE[c], col) > 30 for _, col in players)]
-        if far:
-            stray_colour = PALETTE[far[int(rng.integers(len(far)))]]
-            unknown = int(rng.integers(1, 5))
-    face_up = int(rng.integers(1, 6)) if extras and rng.random() < 0.15 else 0
+    counts = _draw_counts(int(seed), rng, players, max_per_player, extras)
+    shared, zones, stray_colour = counts.shared, counts.zones, counts.stray_colour
+    unknown, face_up = counts.unknown, counts.face_up
 
     ids = _deal({**{p: shared[p] + zones[p] for p in names}, _UNKNOWN_OWNER: unknown}, rng)
     shared_cards = [(o, ids[o][k]) for o in names for k in range(shared[o])]

@@ -9,8 +9,11 @@
   set in the formats ultralytics reads, with its dataset YAML
   (:func:`nertz.datasets.export.write_dataset`).
 
-Bad input (an option out of range, a malformed resolution, a missing card-art cache) is one
-``error: ...`` line on standard error and exit status 2.
+Bad input (an option out of range, a malformed resolution, a missing card-art cache, an
+``--out`` that is a file or a folder holding other files) is one ``error: ...`` line on
+standard error and exit status 2, checked before anything is simulated or rendered. No
+command has an overwrite flag: ``--out`` is a new or empty folder, or for ``round`` and
+``audit`` one written by the same command before (its files are replaced).
 """
 
 from __future__ import annotations
@@ -38,6 +41,45 @@ _ENDINGS = {"call": "ended by a call", "stuck": "ended with every player stuck",
 def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
+
+
+def _n(count: int, noun: str) -> str:
+    """``"1 collision"``, ``"2 collisions"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _oserror(exc: OSError, path: Path) -> str:
+    """An OSError as ``PATH: reason`` (no ``[Errno N]``)."""
+    return f"{exc.filename or path}: {exc.strerror or exc}"
+
+
+def _check_out(out: Path, names: frozenset[str] | set[str], what: str) -> None:
+    """Exit 2 unless ``out`` can take the command's files: a folder that does not exist yet
+    (created later; its nearest existing parent must be a writable folder) or a writable folder
+    holding nothing but ``names`` (``what``: the files an earlier run of the command wrote,
+    which are replaced) and dot files. A file, or a folder holding anything else, is refused:
+    the synth commands have no overwrite flag, so nothing of another kind is replaced or mixed
+    in. Called before any simulating or rendering."""
+    if out.is_dir():
+        try:
+            other = sorted(p.name for p in out.iterdir() if p.name not in names and not p.name.startswith("."))
+        except OSError as exc:
+            _fail(f"{out}: cannot read the folder ({exc.strerror})")
+        if other:
+            shown = ", ".join(other[:4]) + (f" and {len(other) - 4} more" if len(other) > 4 else "")
+            _fail(f"{out} holds files that are not {what} ({shown}): give a new or empty folder for --out")
+        if not os.access(out, os.W_OK | os.X_OK):
+            _fail(f"{out}: the folder is not writable")
+        return
+    if out.exists() or out.is_symlink():
+        _fail(f"{out} is a file, not a folder: --out names the folder to write")
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        _fail(f"{out}: cannot create it, {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        _fail(f"{out}: cannot create it, {parent} is not writable")
 
 
 def _check_art(design: Optional[str], placeholder: bool = True) -> None:
@@ -91,7 +133,7 @@ class _Bar:
 
 @app.command("round")
 def round_(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): a new or empty folder, or an earlier round's (its files are replaced).")],
     players: Annotated[int, typer.Option(min=2, max=6, help="Number of players, 2..6.")] = 3,
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same round and video.")] = 0,
     resolution: Annotated[str, typer.Option(help="Frame size WIDTHxHEIGHT: 1280x720 or 1920x1080 (any even size from 64x36).")] = "1280x720",
@@ -118,7 +160,7 @@ def round_(
 ) -> None:
     """Simulate one round and render it: clip.mp4, labels.jsonl, table.json, events.jsonl, result.json, meta.json."""
     from nertz.datasets.sim import SimSettings, simulate_round, simulate_round_between, speed_for_duration
-    from nertz.datasets.video import CODECS, VideoError, frame_count, parse_resolution, render_round
+    from nertz.datasets.video import CODECS, ROUND_FILES, VideoError, frame_count, parse_resolution, render_round
 
     if codec not in CODECS:
         _fail(f"unknown codec {codec!r}; choose from {', '.join(CODECS)}")
@@ -142,6 +184,8 @@ def round_(
             import av  # noqa: F401
         except ImportError:
             _fail("--codec h264 needs PyAV (pip install av); or use --codec mp4v")
+    # a README.md beside a round's files is a person's note (datasets/samples/round-3p): kept
+    _check_out(out, ROUND_FILES | {"README.md"}, "a round's")
     _check_art(design)
 
     owners = players // 2 if partnerships else players
@@ -166,8 +210,10 @@ def round_(
         options["tilt_deg"] = tilt
     n_frames = frame_count(sim.duration, tail, fps)
     ending = _ENDINGS.get(sim.stats["ending"], f"ended: {sim.stats['ending']}")
+    if sim.stats["ending"] == "ended" and max_duration is not None:
+        ending = f"stopped at the time limit (--max-duration {max_duration:g} s) with no caller"
     typer.echo(f"round: {players} players, seed {seed} (simulation seed {sim.seed}), {sim.duration:.1f} s, "
-               f"{sim.stats['plays']} plays, {sim.stats['collisions']} collisions, {ending}; "
+               f"{_n(sim.stats['plays'], 'play')}, {_n(sim.stats['collisions'], 'collision')}, {ending}; "
                f"rendering {n_frames} frames at {size[0]}x{size[1]}", err=True)
     command = "nertz synth round " + " ".join(sys.argv[3:]) if sys.argv[1:3] == ["synth", "round"] else None
     try:
@@ -176,7 +222,9 @@ def round_(
                                   scene_seed=seed if scene_seed is None else scene_seed, codec=codec, crf=crf,
                                   tail=tail, labels=labels, gzip_labels=gzip_labels, scene_options=options, progress=bar,
                                   meta={"cli_seed": seed, "command": command})
-    except (ValueError, VideoError, NertzError, OSError) as exc:
+    except OSError as exc:
+        _fail(_oserror(exc, out))
+    except (ValueError, VideoError, NertzError) as exc:
         _fail(str(exc))
     typer.echo(f"wrote {', '.join(report.files)} to {report.out}: {report.frames} frames, "
                f"clip {report.clip_bytes / 1e6:.1f} MB, {report.wall_s:.1f} s with {report.workers} "
@@ -197,40 +245,68 @@ def _parse_option(text: str) -> tuple[str, Any]:
         return key, value
 
 
+_SET_FILES = frozenset({"images", "labels", "train", "val", "data.yaml"})
+"""What ``nertz synth dataset`` writes in its folder (detect and obb: ``images``, ``labels``;
+the card kinds: ``train``, ``val``; every kind ``data.yaml``)."""
+
+
 @app.command("dataset")
 def dataset(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
-    kind: Annotated[str, typer.Option(help="What to train: detect, classify, ... (see nertz.datasets.export).")] = "detect",
-    images: Annotated[int, typer.Option(min=1, help="Number of images (or crops) to write.")] = 1000,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): a new or empty folder.")],
+    kind: Annotated[str, typer.Option(help="What to train: detect, obb (crops with boxes or oriented boxes), classify, card, strip (card crops in class folders).")] = "detect",
+    images: Annotated[int, typer.Option(min=1, help="How many images to write, at most: detect and obb exactly that many crops; classify, card and strip card crops, fewer where the scenes show fewer cards. They are spread over rendered scenes (at least 2 from 2 images): the first scene and every 10th (-x val_every=N) go to val, the others to train.")] = 1000,
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same set.")] = 0,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Processes (default: the CPU count).")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-x", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-x", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable. Each kind takes its own keys (nertz.datasets.export.OPTIONS); an unknown key is refused with the list.")] = None,
 ) -> None:
-    """Write a training set (YOLO labels or classification folders) with its dataset YAML."""
+    """Write a training set (YOLO labels or classification folders) with its dataset YAML:
+    the YAML's path on standard output, what was written on standard error."""
     try:
         options = dict(_parse_option(o) for o in (option or []))
     except ValueError as exc:
         _fail(str(exc))
+    from nertz.datasets.export import KINDS, OPTIONS, write_dataset
+
+    if kind not in KINDS:
+        _fail(f"unknown --kind {kind!r}; choose from {', '.join(KINDS)}")
+    unknown = sorted(set(options) - set(OPTIONS[kind]))
+    if unknown:
+        _fail(f"unknown --option key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for --kind {kind}; "
+              f"it takes {', '.join(OPTIONS[kind])}")
+    _check_out(out, _SET_FILES, "a training set's")
+    for sub in ("images", "labels", "train", "val"):
+        # an earlier set's files would stay beside the new ones (as nertz synth real-obb refuses)
+        if (out / sub).is_dir() and any(p.is_file() for p in (out / sub).rglob("*")):
+            _fail(f"{out} already holds a set ({out / sub}): write to a new folder or remove it")
+    designs = options.get("designs")
+    if designs is not None and not (isinstance(designs, list) and designs and all(isinstance(d, str) for d in designs)):
+        _fail(f"-x designs takes a JSON list of design names, e.g. designs='[\"ais-tango\"]'; got {designs!r}")
+    for d in designs or [None]:
+        _check_art(d, placeholder=False)
     try:
-        from nertz.datasets.export import write_dataset
-    except ModuleNotFoundError as exc:
-        if exc.name == "nertz.datasets.export":
-            _fail("`nertz synth dataset` is not built yet (nertz.datasets.export is missing)")
-        raise
-    try:
-        yaml_path = write_dataset(kind, images, seed, out, workers or os.cpu_count() or 1, **options)
-    except TypeError as exc:
-        if "unexpected keyword argument" not in str(exc):
-            raise
-        _fail(f"bad --option for the exporter: {exc}")
-    except (ValueError, NertzError, OSError) as exc:
+        yaml_path = write_dataset(kind, images, seed, out, workers or os.cpu_count() or 1, cap_images=True,
+                                  **options)
+    except OSError as exc:
+        _fail(_oserror(exc, out))
+    except (ValueError, NertzError) as exc:
         _fail(str(exc))
+    except TypeError as exc:  # an --option value of the wrong type
+        _fail(f"bad --option value: {exc}")
+    split = {sp: (sum(1 for _ in (out / "images" / sp).glob("*.jpg")) if kind in ("detect", "obb")
+                  else sum(1 for _ in (out / sp).glob("*/*.png"))) for sp in ("train", "val")}
+    note = "" if split["val"] else "; val is empty, and ultralytics needs val images: ask for more --images"
+    typer.echo(f"wrote {_n(split['train'] + split['val'], 'image')} ({split['train']} train, {split['val']} val) "
+               f"to {out}{note}", err=True)
     typer.echo(str(yaml_path))
+
+
+_AUDIT_FILES = frozenset({"photo.png", "table.json", "truth.json"})
+"""What ``nertz synth audit`` writes in its folder."""
 
 
 @app.command("audit")
 def audit_scene(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): photo.png, table.json, truth.json.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): photo.png, table.json, truth.json; a new or empty folder, or an earlier audit scene's (its files are replaced).")],
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed gives the same photo (seeds from 10000 are the held-out evaluation's).")] = 0,
     players: Annotated[Optional[int], typer.Option(min=2, max=6, help="Number of players (default: drawn, 2-4).")] = None,
     resolution: Annotated[str, typer.Option(help="WIDTHxHEIGHT of the photo, pixels.")] = "1920x1080",
@@ -245,6 +321,7 @@ def audit_scene(
     except ValueError:
         _fail(f"--resolution {resolution!r}: write it as WIDTHxHEIGHT, e.g. 1920x1080")
     kinds = tuple(a.strip() for a in arrangements.split(",") if a.strip())
+    _check_out(out, _AUDIT_FILES, "an audit scene's")
     _check_art(None, placeholder=False)
     import cv2
 

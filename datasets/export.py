@@ -42,7 +42,9 @@ Detection classes: ``0 face`` (a face-up card), ``1 back`` (a face-down card), `
 
 Everything is drawn from ``numpy.random.default_rng`` with seeds derived from
 ``(seed, scene index)`` (:class:`numpy.random.SeedSequence`), so a set is the same for the same
-arguments whatever ``workers`` is. Scene ``i`` goes to ``val`` when ``i % val_every == 0``.
+arguments whatever ``workers`` is. Scene ``i`` goes to ``val`` when ``i % val_every == 0``,
+except in a set of one scene, which goes to ``train`` (a set needs training images; before
+2026-12-07 it went to ``val``).
 """
 
 from __future__ import annotations
@@ -58,10 +60,22 @@ import numpy as np
 
 __all__ = ["write_dataset", "DETECT_CLASSES", "CARD_CLASSES", "visible_boxes", "square_crop", "card_crop",
            "order_quad", "order_quads", "rectify_card", "rectify_strip", "jitter_quad", "visible_quads", "KINDS",
+           "OPTIONS",
            "card_training_crop",
            "background_origin"]
 
 KINDS = ("detect", "classify", "card", "obb", "strip")
+_COMMON_OPTIONS = ("val_every", "frames_per_scene", "resolution", "close_p", "max_canvas_px", "designs")
+OPTIONS = {
+    "detect": _COMMON_OPTIONS + ("imgsz", "crops_per_frame", "zoom_p", "roll_p", "clutter_crops"),
+    "obb": _COMMON_OPTIONS + ("imgsz", "crops_per_frame", "zoom_p", "roll_p", "clutter_crops"),
+    "classify": _COMMON_OPTIONS + ("crop", "cards_per_frame"),
+    "card": _COMMON_OPTIONS + ("crop", "cards_per_frame", "min_visible", "max_visible", "jitter", "jitter_scale",
+                               "detector_quads"),
+    "strip": _COMMON_OPTIONS + ("crop", "cards_per_frame", "jitter", "jitter_scale", "detector_quads",
+                                "detector_share"),
+}
+"""The ``**options`` each kind of set takes (:func:`write_dataset`); others are refused."""
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -557,9 +571,10 @@ def crop_origin(rng: np.random.Generator, centres: np.ndarray, side: float, size
             float(np.clip(cy - side / 2, min(0, H - side), max(0, H - side))))
 
 
-def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
-    """Write the crops of scene ``index``; returns how many images were written (a share
-    ``clutter_crops`` placed by :func:`background_origin`, as in :func:`_obb_job`)."""
+def _detect_job(index: int, seed: int, out: str, split: str, opts: dict, limit: int | None = None) -> int:
+    """Write the crops of scene ``index`` (the first ``limit`` only, when given); returns how
+    many images were written (a share ``clutter_crops`` placed by :func:`background_origin`,
+    as in :func:`_obb_job`)."""
     rng, imgsz, crops, zoom_p, rendered = _crop_frames(index, seed, opts)
     clutter_p = _share(opts, "clutter_crops")
     n = 0
@@ -575,6 +590,8 @@ def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             objs.append((2, np.asarray(h["box"], np.float64)))
         centres = np.array([(b[:2] + b[2:]) / 2 for _, b in objs]) if objs else np.zeros((0, 2))
         for c_i in range(crops):
+            if limit is not None and n >= limit:
+                return n
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
@@ -601,8 +618,9 @@ def _detect_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     return n
 
 
-def _classify_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
-    """Write the card crops of scene ``index``; returns how many were written."""
+def _classify_job(index: int, seed: int, out: str, split: str, opts: dict, limit: int | None = None) -> int:
+    """Write the card crops of scene ``index`` (at most ``limit``, when given); returns how
+    many were written."""
     size = int(opts.get("crop", 64))
     frames = int(opts.get("frames_per_scene", 3))
     per_frame = int(opts.get("cards_per_frame", 40))
@@ -618,6 +636,8 @@ def _classify_job(index: int, seed: int, out: str, split: str, opts: dict) -> in
             cand.append((c["card"], box))
         rng.shuffle(cand)
         for k, (card, box) in enumerate(cand[:per_frame]):
+            if limit is not None and n >= limit:
+                return n
             # the detector's box is not exact: jitter the box edges by up to ~8 % of its size
             w, h = box[2] - box[0], box[3] - box[1]
             jb = box + rng.normal(0, 0.04, 4) * [w, h, w, h]
@@ -636,9 +656,10 @@ def _share(opts: dict, key: str) -> float:
     return v
 
 
-def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+def _obb_job(index: int, seed: int, out: str, split: str, opts: dict, limit: int | None = None) -> int:
     """Write the crops of scene ``index`` with oriented-box labels (``kind="obb"``: ultralytics
-    OBB format ``class x1 y1 x2 y2 x3 y3 x4 y4``, normalised); returns how many were written.
+    OBB format ``class x1 y1 x2 y2 x3 y3 x4 y4``, normalised), the first ``limit`` only when
+    given; returns how many were written.
     Crops as in :func:`_detect_job`; a card's label is its quad when it is whole, else the
     minimum-area rectangle of its visible part (:func:`visible_quads`), hands their boxes.
     A share ``clutter_crops`` of the crops is placed by :func:`background_origin` instead (on
@@ -655,6 +676,8 @@ def _obb_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
         centres = np.array([(b[:2] + b[2:]) / 2 for b in boxes] +
                            [np.add(h["box"][:2], h["box"][2:]) / 2 for h in lab["hands"]]).reshape(-1, 2)
         for c_i in range(crops):
+            if limit is not None and n >= limit:
+                return n
             z = float(np.exp(rng.uniform(0, math.log(2.5)))) if rng.random() < zoom_p else 1.0
             scale = 640.0 / W * z  # output pixels per source pixel
             side = imgsz / scale  # crop side in source pixels
@@ -741,8 +764,9 @@ def card_training_crop(frame: np.ndarray, quad: np.ndarray, rng: np.random.Gener
     return img
 
 
-def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
-    """Write the rectified face-up cards of scene ``index`` (``kind="card"``); returns how many."""
+def _card_job(index: int, seed: int, out: str, split: str, opts: dict, limit: int | None = None) -> int:
+    """Write the rectified face-up cards of scene ``index`` (``kind="card"``; at most ``limit``,
+    when given); returns how many."""
     size = int(opts.get("crop", 64))
     frames = int(opts.get("frames_per_scene", 3))
     per_frame = int(opts.get("cards_per_frame", 16))
@@ -788,6 +812,8 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
             cand = got
         order = rng.permutation(len(cand))[:per_frame]
         for k in order:
+            if limit is not None and n >= limit:
+                return n
             c = cand[int(k)]
             img = card_training_crop(frame, np.asarray(c["quad"]), rng, size, jitter, jitter_scale)
             d = Path(out) / split / c["card"]
@@ -796,9 +822,10 @@ def _card_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
     return n
 
 
-def _strip_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
+def _strip_job(index: int, seed: int, out: str, split: str, opts: dict, limit: int | None = None) -> int:
     """Write the rectified visible parts of the partly covered face-up cards of scene ``index``
-    whose index corner shows (``kind="strip"``, :func:`rectify_strip`); returns how many.
+    whose index corner shows (``kind="strip"``, :func:`rectify_strip`; at most ``limit``, when
+    given); returns how many.
 
     The cards are those the recogniser gives the strip classifier: face-up cards whose visible
     part (:func:`visible_quads`) does not have a whole card's shape
@@ -837,6 +864,8 @@ def _strip_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
                     cand[b] = (cand[b][0], np.asarray(det.quads[fi[a]], np.float64))
         order = rng.permutation(len(cand))[:per_frame]
         for k in order:
+            if limit is not None and n >= limit:
+                return n
             card, q = cand[int(k)]
             q = jitter_quad(q, rng, corner=jitter, scale=jitter_scale) if jitter > 0 else q
             img = rectify_strip(frame, q, size, pad=float(rng.uniform(1.0, 1.25)))
@@ -848,11 +877,14 @@ def _strip_job(index: int, seed: int, out: str, split: str, opts: dict) -> int:
 
 
 def _run(job: Callable, args: list[tuple], workers: int, desc: str) -> int:
-    """Run ``job(*a)`` for every ``a`` (in ``workers`` processes), with a progress bar."""
+    """Run ``job(*a)`` for every ``a`` (in ``workers`` processes), with a progress bar on
+    standard error (standard output is left to the caller's result)."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     total = 0
-    with Progress(TextColumn(desc), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()) as bar:
+    with Progress(TextColumn(desc), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True)) as bar:
         task = bar.add_task(desc, total=len(args))
         if workers <= 1:
             for a in args:
@@ -866,7 +898,13 @@ def _run(job: Callable, args: list[tuple], workers: int, desc: str) -> int:
     return total
 
 
-def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1, **options: Any) -> Path:
+def _n(count: int, noun: str) -> str:
+    """``"1 scene"``, ``"2 scenes"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1, *, cap_images: bool = False,
+                  **options: Any) -> Path:
     """Render a training set for the detector or the classifier.
 
     Args:
@@ -876,11 +914,18 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         images: about how many images to write (detect: crops; classify: card crops). Scenes
             are rendered until the target is met: detect writes ``frames_per_scene *
             crops_per_frame`` crops per scene, classify up to ``frames_per_scene *
-            cards_per_frame``.
+            cards_per_frame`` (card: ``cards_per_frame`` counted as 20 at most, strip as 8,
+            classify as 30, for the number of scenes); whole scenes, unless ``cap_images``.
         seed: everything is derived from it; the same arguments give the same files.
         out: folder to write (created; existing files of the same names are overwritten).
         workers: processes rendering in parallel (scenes are independent).
-        **options: ``val_every`` (every n-th scene goes to ``val``, default 10),
+        cap_images: ``images`` is then the most written (detect and obb: exactly that many; the
+            card kinds fewer where the scenes show fewer cards), spread evenly over the scenes,
+            and a set of 2 images or more has at least two scenes, so that ``train`` and
+            ``val`` both get some (``nertz synth dataset``). False (the sets of the recipes in
+            ``models/MODEL_CARD.md``): every scene is written whole.
+        **options: the kind's keys of :data:`OPTIONS` (others are refused): ``val_every``
+            (every n-th scene goes to ``val``, default 10),
             ``frames_per_scene`` (3), detect: ``imgsz`` (320), ``crops_per_frame`` (3),
             ``zoom_p`` (0.35, share of crops zoomed in up to 2.5x); ``close_p`` (0.2, share of
             scenes with a close-up camera, ``fill`` 1.3..3.5 of :func:`make_scene`); ``roll_p``
@@ -913,11 +958,17 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         the classes, for people).
 
     Raises:
-        ValueError: unknown ``kind``, ``images`` < 1, ``workers`` < 1, ``clutter_crops``
-            outside 0..1, or ``max_visible`` without ``detector_quads``.
+        ValueError: unknown ``kind``, an option the kind does not take, ``images`` < 1,
+            ``workers`` < 1, ``val_every``, ``frames_per_scene``, ``crops_per_frame`` or
+            ``cards_per_frame`` < 1, ``clutter_crops`` outside 0..1, or
+            ``max_visible`` without ``detector_quads``; nothing is written then.
     """
     if kind not in KINDS:
-        raise ValueError(f"unknown dataset kind {kind!r}; choose from {KINDS}")
+        raise ValueError(f"unknown dataset kind {kind!r}; choose from {', '.join(KINDS)}")
+    unknown = sorted(set(options) - set(OPTIONS[kind]))
+    if unknown:
+        raise ValueError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} for a {kind} set; "
+                         f"it takes {', '.join(OPTIONS[kind])}")
     if images < 1:
         raise ValueError(f"images must be at least 1, got {images}")
     if workers < 1:
@@ -927,37 +978,48 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
                          "as a detector boxes them")
     out = Path(out)
     val_every = int(options.get("val_every", 10))
+    if val_every < 1:
+        raise ValueError(f"val_every must be at least 1, got {val_every}")
     frames = int(options.get("frames_per_scene", 3))
     if kind in ("detect", "obb"):
         _share(options, "clutter_crops")  # a bad share fails here, not in a worker
         per_scene = frames * int(options.get("crops_per_frame", 3))
-        for split in ("train", "val"):
+        job: Callable = _detect_job if kind == "detect" else _obb_job
+    elif kind == "card":
+        per_scene = frames * min(int(options.get("cards_per_frame", 16)), 20)  # ~20 whole faces a frame
+        job = _card_job
+    elif kind == "strip":
+        per_scene = frames * min(int(options.get("cards_per_frame", 24)), 8)  # ~8 readable strips a frame
+        job = _strip_job
+    else:
+        per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
+        job = _classify_job
+    for key in ("frames_per_scene", "crops_per_frame" if kind in ("detect", "obb") else "cards_per_frame"):
+        if int(options.get(key, 1)) < 1:  # (every default is at least 1)
+            raise ValueError(f"{key} must be at least 1, got {options[key]}")
+    for split in ("train", "val"):
+        if kind in ("detect", "obb"):
             (out / "images" / split).mkdir(parents=True, exist_ok=True)
             (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-        job: Callable = _detect_job if kind == "detect" else _obb_job
-    else:
-        if kind == "card":
-            per_scene = frames * min(int(options.get("cards_per_frame", 16)), 20)  # ~20 whole faces a frame
-            job = _card_job
-        elif kind == "strip":
-            per_scene = frames * min(int(options.get("cards_per_frame", 24)), 8)  # ~8 readable strips a frame
-            job = _strip_job
         else:
-            per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
-            job = _classify_job
-        for split in ("train", "val"):
             for c in CARD_CLASSES:
                 (out / split / c).mkdir(parents=True, exist_ok=True)
     scenes = max(1, math.ceil(images / per_scene))
-    args = [(i, seed, str(out), "val" if i % val_every == 0 else "train", options) for i in range(scenes)]
-    total = _run(job, args, workers, f"{kind} set: {scenes} scenes")
+    limits: list[int | None] = [None] * scenes
+    if cap_images:
+        scenes = max(scenes, min(images, 2))
+        limits = [images // scenes + (1 if i < images % scenes else 0) for i in range(scenes)]
+    # scene 0 and every val_every-th to val; a lone scene to train (a set needs training images)
+    splits = ["train"] if scenes == 1 else ["val" if i % val_every == 0 else "train" for i in range(scenes)]
+    args = [(i, seed, str(out), splits[i], options, limits[i]) for i in range(scenes)]
+    total = _run(job, args, workers, f"{kind} set: {_n(scenes, 'scene')}")
     yaml = out / "data.yaml"
     if kind in ("detect", "obb"):
         names = "\n".join(f"  {i}: {n}" for i, n in enumerate(DETECT_CLASSES))
-        yaml.write_text(f"# nertz synthetic detection set: seed {seed}, {total} images, {scenes} scenes\n"
+        yaml.write_text(f"# nertz synthetic detection set: seed {seed}, {total} images, {_n(scenes, 'scene')}\n"
                         f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n")
         return yaml
     names = "\n".join(f"  {i}: {n}" for i, n in enumerate(sorted(CARD_CLASSES)))
-    yaml.write_text(f"# nertz synthetic classification set: seed {seed}, {total} crops, {scenes} scenes\n"
+    yaml.write_text(f"# nertz synthetic classification set: seed {seed}, {total} crops, {_n(scenes, 'scene')}\n"
                     f"# ultralytics takes the folder itself: data={out.resolve()}\nnames:\n{names}\n")
     return out

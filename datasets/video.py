@@ -17,6 +17,12 @@ A round folder holds:
 - ``events.jsonl``, ``result.json``: the simulator's ground truth (:meth:`SimRound.write`).
 - ``meta.json``: how it was made (seeds, settings, scene, codec, frame count, timings).
 
+The clip and the labels are written as ``clip.partial.mp4`` and ``labels.partial.jsonl[.gz]``
+and renamed when every frame is in (then the other files are written, ``meta.json`` last): a
+render that fails or is interrupted leaves no ``clip.mp4`` that looks complete, and the files
+of a round rendered there before stay as they were (a killed render may leave the partial
+files, which the next render replaces).
+
 Speed: frames are rendered in parallel, each worker process building its own
 :class:`~nertz.datasets.render.Scene` from the same seed (so every frame is identical to a
 serial render: the renderer's only per-frame randomness is seeded by the scene seed and the
@@ -52,10 +58,13 @@ from nertz.referee.table import Table
 from .sim import SimRound
 
 __all__ = ["CODECS", "RenderReport", "render_round", "merged_table", "parse_resolution", "scene_players",
-           "frame_count", "VideoError", "open_writer"]
+           "frame_count", "VideoError", "open_writer", "ROUND_FILES"]
 
 CODECS = ("mp4v", "h264")
 """Video codecs: ``mp4v`` (OpenCV VideoWriter, MPEG-4 Part 2) and ``h264`` (PyAV libx264, CRF)."""
+ROUND_FILES = frozenset({"clip.mp4", "labels.jsonl", "labels.jsonl.gz", "table.json", "events.jsonl", "result.json",
+                         "meta.json", "clip.partial.mp4", "labels.partial.jsonl", "labels.partial.jsonl.gz"})
+"""The names :func:`render_round` writes in a round folder (the partial ones while it renders)."""
 
 
 class VideoError(NertzError):
@@ -240,7 +249,8 @@ def render_round(sim: SimRound, out_dir: str | Path, *, resolution: tuple[int, i
 
     Args:
         sim: the simulated round.
-        out_dir: the folder to write (created; files of the same names are replaced).
+        out_dir: the folder to write (created; files of the same names are replaced once
+            every frame is rendered: module docstring).
         resolution: ``(width, height)`` pixels, even sides.
         fps: frames per second; frame ``i`` is the table at ``t = i / fps`` seconds.
         scene_seed: seed of the scene (table, camera, light, art); default ``sim.seed``.
@@ -286,23 +296,27 @@ def render_round(sim: SimRound, out_dir: str | Path, *, resolution: tuple[int, i
     n = frame_count(sim.duration, tail, fps)
     per_chunk = max(1, min(15, int(4e7 // (width * height * 3))))
     jobs = [(lo, min(lo + per_chunk, n), fps) for lo in range(0, n, per_chunk)]
-    clip = out / "clip.mp4"
-    writer: _CvWriter | _AvWriter = (_CvWriter(clip, fps, (width, height)) if codec == "mp4v"
-                                     else _AvWriter(clip, fps, (width, height), crf))
+    clip, clip_part = out / "clip.mp4", out / "clip.partial.mp4"
+    lab_name = "labels.jsonl.gz" if gzip_labels else "labels.jsonl"
+    lab_part = out / ("labels.partial.jsonl.gz" if gzip_labels else "labels.partial.jsonl")
+    for name in ("labels.partial.jsonl", "labels.partial.jsonl.gz"):  # a killed render's, of either form
+        (out / name).unlink(missing_ok=True)
+    writer: Any = None  # _CvWriter | _AvWriter once open
     ms_all: list[float] = []
     done = 0
-    lab_name = "labels.jsonl.gz" if gzip_labels else "labels.jsonl"
-    for name in ("labels.jsonl", "labels.jsonl.gz"):
-        (out / name).unlink(missing_ok=True)
     lab_fh: Any = None
     lab_raw: Any = None
-    if labels and gzip_labels:
-        lab_raw = open(out / lab_name, "wb")
-        lab_fh = io.TextIOWrapper(gzip.GzipFile(filename="", mode="wb", compresslevel=9, mtime=0,
-                                                fileobj=lab_raw), encoding="utf-8")
-    elif labels:
-        lab_fh = open(out / lab_name, "w")
+    finished = False
     try:
+        writer = (_CvWriter(clip_part, fps, (width, height)) if codec == "mp4v"
+                  else _AvWriter(clip_part, fps, (width, height), crf))
+        if labels and gzip_labels:
+            lab_raw = open(lab_part, "wb")
+            lab_fh = io.TextIOWrapper(gzip.GzipFile(filename="", mode="wb", compresslevel=9, mtime=0,
+                                                    fileobj=lab_raw), encoding="utf-8")
+        elif labels:
+            lab_fh = open(lab_part, "w")
+
         def consume(res: tuple[int, list[np.ndarray], list[dict], list[float]]) -> None:
             nonlocal done
             _, frames, labs, ms = res
@@ -333,14 +347,25 @@ def render_round(sim: SimRound, out_dir: str | Path, *, resolution: tuple[int, i
                         consume(pending.popleft().result())
                 while pending:
                     consume(pending.popleft().result())
+        finished = True
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
         if lab_fh is not None:
             lab_fh.close()
         if lab_raw is not None:
             lab_raw.close()
+        if not finished:  # failed or interrupted: no partial clip or labels left behind
+            clip_part.unlink(missing_ok=True)
+            lab_part.unlink(missing_ok=True)
     wall = time.perf_counter() - t0
 
+    # every frame is in: the clip and labels take their names, then the round's other files
+    os.replace(clip_part, clip)
+    for name in ("labels.jsonl", "labels.jsonl.gz"):  # an earlier render's, of either form
+        (out / name).unlink(missing_ok=True)
+    if labels:
+        os.replace(lab_part, out / lab_name)
     sim.write(out)  # table.json (replaced below), events.jsonl, result.json
     (out / "table.json").write_text(json.dumps(table, indent=2) + "\n")
     files = ["clip.mp4", "table.json", "events.jsonl", "result.json", "meta.json"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +58,7 @@ def tiny_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("round") / "r"
     res = nertz("synth", "round", *TINY, "--seed", "3", "--workers", "2", "--out", str(out))
     assert res.returncode == 0, res.stderr
+    (out.parent / "stderr.txt").write_text(res.stderr)  # beside the round folder, not in it
     return out
 
 
@@ -64,6 +67,14 @@ def test_round_writes_its_files(tiny_round: Path) -> None:
         assert (tiny_round / name).is_file() and (tiny_round / name).stat().st_size > 0, name
     meta = json.loads((tiny_round / "meta.json").read_text())
     assert meta["video"]["frames"] == round(meta["video"]["fps"] * (meta["duration"] + 1.0)) + 1  # t = 0 .. end
+
+
+def test_the_summary_says_how_the_round_ended_in_good_english(tiny_round: Path) -> None:
+    text = (tiny_round.parent / "stderr.txt").read_text()
+    assert "stopped at the time limit (--max-duration 1 s) with no caller" in text
+    for n, noun in re.findall(r"(\d+) (plays?|collisions?)\b", text):
+        assert noun.endswith("s") == (n != "1"), f"{n} {noun}"
+    assert not list(tiny_round.glob("*partial*"))
 
 
 def test_the_clip_reads_back_with_every_frame_at_the_right_size(tiny_round: Path) -> None:
@@ -147,6 +158,57 @@ def test_bad_input_exits_2_with_a_message(tmp_path: Path, args: list[str], messa
     assert not (tmp_path / "x" / "clip.mp4").exists()
 
 
+def test_round_refuses_a_file_or_a_folder_of_other_files_before_simulating(tmp_path: Path) -> None:
+    notes = tmp_path / "README.md"
+    notes.write_text("mine\n")
+    scene = tmp_path / "a"  # a `nertz synth audit` folder
+    scene.mkdir()
+    for name in ("photo.png", "table.json", "truth.json"):
+        (scene / name).write_text("x")
+    for out, message in ((notes, "is a file, not a folder"), (scene, "holds files that are not a round's"),
+                         (notes / "r", "README.md is a file")):
+        res = nertz("synth", "round", *TINY, "--out", str(out))
+        assert res.returncode == 2 and message in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr and "Errno" not in res.stderr
+        assert "round:" not in res.stderr  # refused before the round was simulated
+    assert notes.read_text() == "mine\n" and sorted(p.name for p in scene.iterdir()) == [
+        "photo.png", "table.json", "truth.json"]
+
+
+def test_a_round_folder_is_rendered_again_in_place(tiny_round: Path, tmp_path: Path) -> None:
+    """No overwrite flag is needed for a round's own folder: its files are replaced (labels
+    too: --no-labels removes the earlier ones, which would not match the new clip)."""
+    again = tmp_path / "r"
+    shutil.copytree(tiny_round, again)
+    (again / "README.md").write_text("notes on this round\n")
+    res = nertz("synth", "round", *TINY, "--seed", "4", "--workers", "1", "--no-labels", "--out", str(again))
+    assert res.returncode == 0, res.stderr
+    assert json.loads((again / "meta.json").read_text())["cli_seed"] == 4
+    assert not (again / "labels.jsonl").exists() and (again / "README.md").exists()
+    assert (again / "clip.mp4").read_bytes() != (tiny_round / "clip.mp4").read_bytes()
+
+
+def test_an_interrupted_render_leaves_the_folder_as_it_was(tiny_round: Path, tmp_path: Path) -> None:
+    """The clip and labels are written under partial names and renamed when complete: an
+    interrupted render leaves no clip.mp4 that looks complete, nor half-replaced files."""
+    from nertz.datasets.sim import SimSettings, simulate_round
+    from nertz.datasets.video import render_round
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    sim = simulate_round(SimSettings(players=2, max_duration=1.0), 9)
+    again = tmp_path / "r"
+    shutil.copytree(tiny_round, again)
+    for out in (tmp_path / "new", again):
+        with pytest.raises(KeyboardInterrupt):
+            render_round(sim, out, resolution=(160, 90), workers=1, progress=interrupt)
+        assert not list(out.glob("*partial*"))
+    assert not (tmp_path / "new" / "clip.mp4").exists()
+    for name in ("clip.mp4", "labels.jsonl", "events.jsonl", "meta.json"):
+        assert (again / name).read_bytes() == (tiny_round / name).read_bytes(), name
+
+
 def test_a_missing_art_cache_is_a_clear_error(tmp_path: Path) -> None:
     env = dict(os.environ, NERTZ_ART_DIR=str(tmp_path / "no-art"))
     res = nertz("synth", "round", "--out", str(tmp_path / "x"), *TINY, env=env)
@@ -158,6 +220,41 @@ def test_dataset_rejects_a_malformed_option(tmp_path: Path) -> None:
     res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--option", "novalue")
     assert res.returncode == 2
     assert "KEY=VALUE" in res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-x", "nosuch=1"], "unknown --option key nosuch for --kind detect; it takes val_every"),
+    (["--kind", "card", "-x", "crops_per_frame=2"], "unknown --option key crops_per_frame for --kind card"),
+    (["--kind", "boxes"], "unknown --kind 'boxes'"),
+    (["-x", "val_every=0"], "val_every must be at least 1"),
+])
+def test_dataset_refuses_options_it_would_ignore(tmp_path: Path, args: list[str], message: str) -> None:
+    res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--images", "2", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
+    assert not (tmp_path / "d" / "images").exists() or not any((tmp_path / "d" / "images").rglob("*.jpg"))
+
+
+def test_dataset_writes_the_images_asked_for_in_train_and_val(tmp_path: Path) -> None:
+    """--images 2 wrote 9 crops, all in val, until 2026-12-07."""
+    require_art()
+    out = tmp_path / "d"
+    res = nertz("synth", "dataset", "--out", str(out), "--images", "2", "--workers", "1",
+                "-x", "resolution=[320,180]", "-x", "imgsz=64")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == str(out / "data.yaml")
+    assert [len(list((out / "images" / s).glob("*.jpg"))) for s in ("train", "val")] == [1, 1]
+    assert "wrote 2 images (1 train, 1 val)" in res.stderr
+    res = nertz("synth", "dataset", "--out", str(out), "--images", "2", "-x", "resolution=[320,180]")
+    assert res.returncode == 2 and "already holds a set" in res.stderr
+
+
+def test_synth_commands_do_not_write_into_each_others_folders(tiny_round: Path, tmp_path: Path) -> None:
+    res = nertz("synth", "audit", "--out", str(tiny_round), "--resolution", "160x90")
+    assert res.returncode == 2 and "holds files that are not an audit scene's" in res.stderr
+    res = nertz("synth", "dataset", "--out", str(tiny_round), "--images", "2")
+    assert res.returncode == 2 and "holds files that are not a training set's" in res.stderr
+    assert not (tiny_round / "photo.png").exists() and not (tiny_round / "images").exists()
 
 
 def test_the_bundled_sample_round_is_complete_and_scores() -> None:
@@ -207,6 +304,8 @@ def test_synth_audit_writes_a_photo_that_nertz_audit_reads(tmp_path: Path) -> No
     truth = json.loads((out / "truth.json").read_text())
     table = Table.from_dict(json.loads((out / "table.json").read_text()))
     assert set(truth["shared"]) == set(table.names) and cv2.imread(str(out / "photo.png")).shape == (540, 960, 3)
+    # seed 3 showed 56 + 8 navy cards until 2026-12-07: no deck holds more than 52
+    assert all(truth["shared"][p] + truth["zones"][p] + truth["face_up"] <= 52 for p in table.names)
     res = nertz("audit", str(out / "photo.png"), "--table", str(out / "table.json"), "--json")
     assert res.returncode == 0, res.stderr
     line = json.loads(res.stdout.strip().splitlines()[-1])
