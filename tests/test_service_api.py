@@ -285,6 +285,102 @@ def test_local_mode_refuses_foreign_hosts_and_cross_site_sockets(tmp_path: Path)
             ws.receive_json()
         with c.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
             assert ws.receive_json()["type"] == "hello"
+        with pytest.raises(WebSocketDisconnect), c.websocket_connect("/ws", headers={"sec-fetch-site": "cross-site"}) as ws:
+            ws.receive_json()
+
+
+CROSS_FORM = {"origin": "http://evil.example", "content-type": "application/x-www-form-urlencoded"}
+"""What an HTML form on a page of another site sends (no CORS preflight for it)."""
+SAME_ORIGIN = {"origin": "http://testserver", "sec-fetch-site": "same-origin"}
+"""What the service's own page sends with fetch() (TestClient's host is ``testserver``)."""
+
+
+def _table_state(c: TestClient) -> dict[str, Any]:
+    return {"round": {k: v for k, v in c.get("/api/round").json().items() if k != "clock"},
+            "match": c.get("/api/match").json()}
+
+
+def test_a_page_of_another_site_cannot_change_the_table(tmp_path: Path) -> None:
+    # a cross-site form POST needs no preflight: any page open on the table's screen could
+    # otherwise end the round, close it or start a new match
+    with _client(tmp_path) as c:
+        _post(c, play(1.0, "red", "AS", 1), play(2.0, "red", "2S", 1, confidence=0.5))
+        before = _table_state(c)
+        for path in ("/api/round/stuck", "/api/round/end", "/api/round/next", "/api/match/new",  # the body-less ones
+                     "/api/round/call", "/api/events", "/api/round/audit", "/api/round/audit/preview", "/api/review/play:2",
+                     "/api/round/events/2/correct"):
+            r = c.post(path, content=b"x=1", headers=CROSS_FORM)
+            assert r.status_code == 403, (path, r.text)
+            assert "another site" in r.json()["detail"]
+        r = c.post("/api/round/audit/photo", content=b"\xff\xd8",
+                   headers={"origin": "http://evil.example", "content-type": "image/jpeg"})
+        assert r.status_code == 403, r.text
+        assert c.put("/api/table/calibration", json={}, headers={"origin": "http://evil.example"}).status_code == 403
+        assert c.post("/api/round/call", json={"player": "red"}, headers={"origin": "http://evil.example"}).status_code == 403
+        # Sec-Fetch-Site: cross-site is refused even without an Origin; origins that only look like ours too
+        assert c.post("/api/round/end", headers={"sec-fetch-site": "cross-site"}).status_code == 403
+        for origin in ("null", "http://testserver:8080", "https://testserver", "http://testserver.evil.example",
+                       "http://evil.example#testserver", "http://user@testserver", "http://testserver/x", "testserver", ""):
+            assert c.post("/api/round/end", headers={"origin": origin}).status_code == 403, origin
+        assert _table_state(c) == before
+        # the service's own page, and requests without Origin (curl, scripts), keep working
+        assert c.post("/api/round/stuck", headers=SAME_ORIGIN).status_code == 200
+        assert c.post("/api/round/audit/preview", json={"counts": {"red": 2, "blue": 0, "green": 0}},
+                      headers=SAME_ORIGIN).status_code == 200
+        assert c.post("/api/round/call", json={"player": "red"}, headers=SAME_ORIGIN).status_code == 200
+        # the round has ended: another site's form still cannot close it or start a new match
+        for path in ("/api/round/next", "/api/match/new"):
+            assert c.post(path, content=b"x=1", headers=CROSS_FORM).status_code == 403
+        state = c.get("/api/round").json()
+        assert (state["match"], state["round"], state["ended"], state["closed"]) == (1, 1, "call", False)
+        assert c.post("/api/round/next", headers={"origin": "http://TestServer:80"}).status_code == 200  # default port
+        assert c.post("/api/round/end").status_code == 200
+        assert c.post("/api/round/next", headers={"sec-fetch-site": "none"}).status_code == 200  # typed by a person
+        assert c.post("/api/match/new", headers=SAME_ORIGIN).status_code == 200
+        # the origin is the Host the request was sent to, port included
+        assert c.post("http://127.0.0.1:8000/api/round/end", headers={"origin": "http://127.0.0.1:8000"}).status_code == 200
+        assert c.post("http://[::1]:8000/api/round/next", headers={"origin": "http://[::1]:8000"}).status_code == 200
+        assert c.post("http://127.0.0.1:8000/api/round/end", headers={"origin": "http://localhost:8000"}).status_code == 403
+
+
+def test_the_cross_site_check_comes_before_the_token(tmp_path: Path) -> None:
+    with _client(tmp_path, token="s3cret") as c:
+        token = {"X-Table-Token": "s3cret"}
+        r = c.post("/api/round/end", headers={**CROSS_FORM, **token})
+        assert r.status_code == 403 and "another site" in r.json()["detail"]
+        bad_json = {**CROSS_FORM, "content-type": "application/json"}
+        assert c.post("/api/events", content=b"{not json", headers=bad_json).status_code == 403  # before the 422
+        assert c.post("/api/round/end", headers=SAME_ORIGIN).status_code == 401
+        assert c.post("/api/round/end", headers={**SAME_ORIGIN, **token}).status_code == 200
+
+
+def test_every_state_changing_route_checks_the_origin() -> None:
+    import importlib
+    import pkgutil
+
+    from fastapi.routing import APIRoute
+
+    from nertz.referee.service import routers
+    from nertz.referee.service.deps import require_same_origin, require_token
+
+    def calls(route: APIRoute) -> set[Any]:
+        found, pending = set(), list(route.dependant.dependencies)
+        while pending:
+            dep = pending.pop()
+            found.add(dep.call)
+            pending.extend(dep.dependencies)
+        return found
+
+    app = create_app(LiveReferee(EventStore(":memory:"), make_table(("red", "blue"))), start_source=False)
+    routes = list(app.routes)  # the app's own, and every router module's (FastAPI wraps included ones)
+    for mod in pkgutil.iter_modules(routers.__path__):
+        routes += importlib.import_module(f"{routers.__name__}.{mod.name}").router.routes
+    writes = [r for r in routes if isinstance(r, APIRoute) and r.methods - {"GET", "HEAD", "OPTIONS"}]
+    assert len(writes) >= 12
+    for route in writes:
+        assert require_same_origin in calls(route), route.path
+        if route.path != "/api/round/audit/preview":  # it changes nothing
+            assert require_token in calls(route), route.path
 
 
 def test_review_of_a_low_confidence_play(tmp_path: Path) -> None:

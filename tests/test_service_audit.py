@@ -173,10 +173,10 @@ def test_the_count_is_for_an_ended_round_that_is_not_closed(tmp_path: Path) -> N
     assert r.status_code == 409 and "has not ended" in r.json()["detail"]
     _post(c, {"type": "call", "t": 2.0, "player": "red"})
     _post(c, play(2.5, "red", "2H", 1))  # in the air: counts
-    assert c.post("/api/round/audit", json={"counts": {"red": 3}}).status_code == 200  # red reaches 3: the target
+    assert c.post("/api/round/audit", json={"counts": {"red": 3, "blue": 0, "green": 0}}).status_code == 200  # red: 3, the target
     nxt = c.post("/api/round/next").json()["detail"]
     assert nxt["over"] is True and nxt["winner"] == "red"
-    r = c.post("/api/round/audit", json={"counts": {"red": 1}})
+    r = c.post("/api/round/audit", json={"counts": {"red": 1, "blue": 0, "green": 0}})
     assert r.status_code == 409 and "closed" in r.json()["detail"]
     assert _kinds(live).count("audit") == 1
     with pytest.raises(Conflict, match="match 1 round 7"):
@@ -187,9 +187,44 @@ def test_a_round_ended_with_no_caller_is_counted_with_the_penalty_for_everyone(t
     c = _client(_live(tmp_path / "r.db"))
     _post(c, play(1.0, "red", "AH", 1))
     assert c.post("/api/round/end").status_code == 200
-    out = c.post("/api/round/audit", json={"counts": {"red": 1}, "nertz_left": {"red": 3, "blue": 1}}).json()
+    out = c.post("/api/round/audit", json={"counts": {"red": 1, "blue": 0, "green": 0},
+                                           "nertz_left": {"red": 3, "blue": 1}}).json()
     assert out["caller"] is None
     assert {n: p["score"] for n, p in out["players"].items()} == {"red": 1 - 6, "blue": -2, "green": 0}
+
+
+def test_a_count_that_leaves_a_player_out_is_refused_naming_them(tmp_path: Path) -> None:
+    # a field left out must not score a player 0 foundation cards: a player with none is sent as 0
+    live = _live(tmp_path / "r.db")
+    c = _client(live)
+    _post(c, *ROUND)
+    kinds = _kinds(live)
+    for path in ("/api/round/audit", "/api/round/audit/preview"):
+        for body, missing in (({"counts": {"red": 20}}, "blue, green"), ({"counts": {}}, "red, blue, green"),
+                              ({"counts": {"red": 4, "green": 1}, "nertz_left": {"blue": 4}}, "blue")):
+            r = c.post(path, json=body)
+            assert r.status_code == 422, (path, body, r.text)
+            assert r.json()["detail"].startswith(f"the back count leaves out {missing}:"), r.text
+            assert "0 for a back with no card" in r.json()["detail"]
+    assert _kinds(live) == kinds and c.get("/api/round").json()["audit"] is None  # nothing stored
+    # every player counted, blue's 0 given: previewed and recorded
+    r = c.post("/api/round/audit/preview", json=COUNT)
+    assert r.status_code == 200, r.text
+    assert {n: p["foundation"] for n, p in r.json()["players"].items()} == {"red": 4, "blue": 0, "green": 1}
+    assert _kinds(live) == kinds
+    r = c.post("/api/round/audit", json=COUNT)
+    assert r.status_code == 200, r.text
+    assert c.post("/api/round/next").status_code == 200
+    assert match_view(live)["rounds"][0] == {"red": 4, "blue": -8, "green": -3}
+
+
+def test_a_refused_partial_count_leaves_the_live_scores_to_the_match(tmp_path: Path) -> None:
+    live = _live(tmp_path / "r.db")
+    c = _client(live)
+    _post(c, *ROUND)
+    assert c.post("/api/round/audit", json={"counts": {"red": 20}}).status_code == 422
+    assert c.post("/api/round/next").status_code == 200
+    assert match_view(live)["rounds"][0] == {"red": 3, "blue": 1, "green": -3}  # the live round, nobody zeroed
 
 
 HOSTILE = [
@@ -252,6 +287,8 @@ def test_partners_counts_add_up_and_the_deck_limit_is_per_deck(tmp_path: Path) -
     live.push_event({"type": "call", "t": 2.0, "player": "bob"})
     with pytest.raises(EventError, match="whose deck holds 54"):
         live.record_audit({"ann": 30, "bob": 25})
+    with pytest.raises(EventError, match="leaves out south"):  # a partner's name counts for the partnership
+        live.record_audit({"ann": 1, "bob": 1})
     out = live.record_audit({"ann": 1, "bob": 1, "cat": 0})
     assert out["players"]["north"]["foundation"] == 2 and out["live"]["north"]["foundation"] == 1
 
@@ -359,6 +396,22 @@ def test_a_photo_is_counted_recorded_and_kept(tmp_path: Path, scene: Any) -> Non
     assert got.status_code == 200 and got.headers["content-type"] == "image/jpeg" and got.content == jpeg
     (entry,) = [e for e in live.store.entries() if e.kind == "audit"]
     assert entry.data["zones"] == {"teal": {}, "gold": {}} and live.store.frame(entry.seq) == jpeg
+
+
+def test_a_photo_counts_every_registered_player_even_one_with_no_card_in_it(tmp_path: Path, scene: Any) -> None:
+    # the photo's count names every player (0 for a back not found), so it is never a count that
+    # leaves a player out (which the JSON endpoints refuse)
+    from nertz.referee.table import Table
+
+    data = {**scene.table, "players": [*scene.table["players"], {"name": "plum", "back": "#6a1b9a"}]}
+    live = LiveReferee(EventStore(tmp_path / "plum.db"), Table.from_dict(data))
+    live.push_event(play(1.0, "teal", "AS", 1))
+    live.push_event({"type": "call", "t": 2.0, "player": "teal"})
+    r = _client(live).post("/api/round/audit/photo?method=classical", content=_jpeg(scene.frame),
+                           headers={"Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.text
+    assert r.json()["count"]["counts"] == {"teal": 8, "gold": 8, "plum": 0}
+    assert r.json()["result"]["players"]["plum"]["foundation"] == 0
 
 
 def test_a_photo_before_the_round_ended_is_409_and_not_counted(tmp_path: Path, scene: Any) -> None:
@@ -484,6 +537,16 @@ def test_the_page_shows_the_back_count_panel(server: str) -> None:  # noqa: F811
             # the round has ended: the panel offers the count, prefilled with the live figures
             expect(page.locator("#audit-form")).to_be_visible()
             expect(page.locator('#audit-inputs input[data-count="red"]')).to_have_value("3")
+            # a field left empty is asked for, not sent as 0; a validation error shows its messages
+            blue = page.locator('#audit-inputs input[data-count="blue"]')
+            blue.fill("")
+            page.locator("#audit-record").click()
+            expect(page.locator("#status")).to_have_text("give blue's count (0 if no card of their back is on the foundations)")
+            blue.fill("-1")
+            page.locator("#audit-record").click()
+            expect(page.locator("#status")).to_have_text("counts.blue: Input should be greater than or equal to 0")
+            with urllib.request.urlopen(server + "/api/round", timeout=10) as r:
+                assert json.loads(r.read())["audit"] is None
             page.locator('#audit-inputs input[data-count="red"]').fill("4")
             page.locator('#audit-inputs input[data-count="blue"]').fill("0")
             page.locator('#audit-inputs input[data-left="blue"]').fill("4")

@@ -3,7 +3,9 @@
 ``create_app(live)`` wires the routers (``/api/...``, ``/ws``), the static page (``/``), the
 error handlers (input errors are 422, state conflicts 409, unknown items 404; never a 500 for
 bad input), a request body size limit, security headers, and, on a loopback address, a
-Host-header check (against DNS rebinding). The API is documented at ``/docs`` (Swagger UI
+Host-header check (against DNS rebinding). Every state-changing route refuses a request that a
+browser sends from another site (403; :func:`nertz.referee.service.deps.require_same_origin`)
+and, with a table token, one without it (401). The API is documented at ``/docs`` (Swagger UI
 served from this machine) and ``/openapi.json``. Run it with ``nertz serve``.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -26,7 +29,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nertz.referee.errors import NertzError
-from nertz.referee.service.deps import TOKEN_MISSING, require_token, token_ok
+from nertz.referee.service.deps import CROSS_SITE, TOKEN_MISSING, require_same_origin, require_token, same_origin, token_ok
 from nertz.referee.service.live import Conflict, LiveReferee, NotFound
 from nertz.referee.service.photo import MAX_PHOTO_BYTES
 from nertz.referee.service.routers import events, match, review, round as round_, table, video, ws
@@ -135,8 +138,9 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _needs_token(request: Request) -> bool:
-    """Whether the route the request matched checks the table token (:func:`require_token`)."""
+def _depends_on(request: Request, check: Callable[..., Any]) -> bool:
+    """Whether the route the request matched depends on ``check`` (e.g. :func:`require_token`),
+    directly or through another dependency."""
     route = request.scope.get("route")
     dependant = getattr(route, "dependant", None)
     if dependant is None:
@@ -144,7 +148,7 @@ def _needs_token(request: Request) -> bool:
     pending = list(dependant.dependencies)
     while pending:
         dep = pending.pop()
-        if dep.call is require_token:
+        if dep.call is check:
             return True
         pending.extend(dep.dependencies)
     return False
@@ -228,9 +232,13 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _invalid_request(request: Request, exc: RequestValidationError) -> Response:
-        # FastAPI decodes the body before it runs the dependencies, so a malformed body would be
-        # answered 422 before the token check: a request without the token learns nothing (401)
-        if _needs_token(request) and not token_ok(request):
+        # FastAPI decodes the body before it runs the dependencies, so a malformed body (or a
+        # form posted to a JSON endpoint) would be answered 422 before the same-origin and token
+        # checks: a page of another site is refused (403), a request without the token learns
+        # nothing (401)
+        if _depends_on(request, require_same_origin) and not same_origin(request):
+            return JSONResponse({"detail": CROSS_SITE}, status_code=403)
+        if _depends_on(request, require_token) and not token_ok(request):
             return JSONResponse({"detail": TOKEN_MISSING}, status_code=401)
         # FastAPI's own answer echoes each bad value back; a NaN or an infinity (JSON's
         # ``NaN``, ``Infinity``, ``1e400``) cannot be written as JSON, which made it a 500

@@ -630,7 +630,8 @@ class LiveReferee:
 
         Args:
             counts: face-down cards per back in the shared area, keyed by player (or partner)
-                name; players left out count 0 (a back not seen). Partners' counts are added.
+                name; every player must be there (0 for a back with no card in the shared
+                area): one left out is refused rather than scored 0. Partners' counts are added.
             nertz_left: Nertz cards left per player, or ``None`` to keep the round's own
                 ``nertz_left`` events (an owner left out keeps them too).
             unknown, face_up, zones, method: the photo audit's other figures, kept for the
@@ -650,7 +651,7 @@ class LiveReferee:
             EventError (checked first): an unknown name, a negative count, more cards of one
                 back (in the shared area and the Nertz pile together) than its deck holds (52,
                 54 with jokers), a Nertz count over the pile's size or above 0 for the valid
-                caller, or a value that is not a whole number.
+                caller, a value that is not a whole number, or ``counts`` leaving a player out.
             Conflict: the round has not ended, is closed, or is not the expected one.
         """
         with self._lock:
@@ -711,6 +712,7 @@ class LiveReferee:
             owner = self.table.owner_of(name)
             if owner is not None:
                 per_owner[owner] = per_owner.get(owner, 0) + n
+        per_counted = set(per_owner)  # the owners the count names (a partner's name counts for the partnership)
         for name, n in (left or {}).items():
             if n > self.table.rules.nertz_pile:
                 raise EventError(f"Nertz count of {n} for {name!r}: the Nertz pile holds {self.table.rules.nertz_pile}")
@@ -724,6 +726,11 @@ class LiveReferee:
             rec = reconcile(self.round, counts, left)
         except ValueError as exc:
             raise EventError(str(exc)) from None
+        # after the checks above, so that a misspelt name is reported as such
+        missing = [owner for owner in self.table.names if owner not in per_counted]
+        if missing:
+            raise EventError(f"the back count leaves out {', '.join(missing)}: give every player's count, "
+                             "0 for a back with no card in the shared area (one left out is not scored as 0)")
         return counts, left, rec
 
     def new_match(self, origin: str = "button") -> dict[str, Any]:

@@ -132,8 +132,10 @@ def nertz_left_from_zones(zones: dict[str, dict[str, int]], caller: str | None,
 
 class AuditIn(_In):
     """A back count of the round's end: face-down cards of each player's back in the shared
-    area (``counts``; players left out: 0); optionally the Nertz cards left per player
-    (``nertz_left``; left out: the round's own ``nertz_left`` events stand). The line that
+    area (``counts``: every player at the table, 0 for a back with no card there; a count that
+    leaves a player out is a 422 naming them, so that no one's cards are lost to an omitted
+    field; a partner's name counts for the partnership); optionally the Nertz cards left per
+    player (``nertz_left``; left out: the round's own ``nertz_left`` events stand). The line that
     ``nertz audit --json`` prints can be posted as it is: its ``type``, ``unknown``,
     ``face_up`` and ``zones`` are accepted and kept for the record, and without
     ``nertz_left`` each player's own back counted in their own zone is their Nertz count.

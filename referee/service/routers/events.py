@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Body
 
 from nertz.referee.service import schemas
-from nertz.referee.service.deps import Live, TokenChecked
+from nertz.referee.service.deps import Live, StateChanging
 
 router = APIRouter(prefix="/api", tags=["events"])
 
@@ -15,8 +15,9 @@ router = APIRouter(prefix="/api", tags=["events"])
 @router.post(
     "/events",
     response_model=schemas.Accepted,
-    dependencies=TokenChecked,
-    responses={401: {"model": schemas.Problem}, 409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
+    dependencies=StateChanging,
+    responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem},
+               409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
 )
 def post_event(event: Annotated[schemas.EventIn, Body()], live: Live) -> dict:
     """Add one event to the current round (``shared/DESIGN.md``), e.g.

@@ -6,7 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from nertz.referee.service import schemas
-from nertz.referee.service.deps import Live, TokenChecked
+from nertz.referee.service.deps import Live, StateChanging
 from nertz.referee.service.views import match_csv, match_export, match_view
 
 router = APIRouter(prefix="/api/match", tags=["match"])
@@ -19,7 +19,8 @@ def get_match(live: Live) -> dict:
     return match_view(live)
 
 
-@router.post("/new", response_model=schemas.Accepted, dependencies=TokenChecked, responses={401: {"model": schemas.Problem}})
+@router.post("/new", response_model=schemas.Accepted, dependencies=StateChanging,
+             responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem}})
 def new_match(live: Live) -> dict:
     """Start a new match at the same table (the old one stays in the store)."""
     return {"detail": live.new_match()}

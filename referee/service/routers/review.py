@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path
 from fastapi.responses import Response
 
 from nertz.referee.service import schemas
-from nertz.referee.service.deps import Live, TokenChecked
+from nertz.referee.service.deps import Live, StateChanging
 from nertz.referee.service.sources import placeholder_jpeg
 
 router = APIRouter(prefix="/api/review", tags=["review"])
@@ -25,8 +25,9 @@ def get_reviews(live: Live) -> list:
 @router.post(
     "/{item_id}",
     response_model=schemas.Accepted,
-    dependencies=TokenChecked,
-    responses={401: {"model": schemas.Problem}, 404: {"model": schemas.Problem}, 409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
+    dependencies=StateChanging,
+    responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem}, 404: {"model": schemas.Problem},
+               409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
 )
 def answer(item_id: ItemId, body: schemas.ReviewAnswer, live: Live) -> dict:
     """Answer a review item: ``confirm``, ``change_owner`` (with ``player``) or ``reject`` a

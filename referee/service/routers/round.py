@@ -11,14 +11,15 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from nertz.referee.service import schemas
-from nertz.referee.service.deps import Live, TokenChecked
+from nertz.referee.service.deps import Live, SameOrigin, StateChanging
 from nertz.referee.service.live import Conflict, NotFound
 from nertz.referee.service.photo import MAX_PHOTO_BYTES, PHOTO_TYPES, PhotoError, decode_photo
 from nertz.referee.service.views import round_view
 
 router = APIRouter(prefix="/api/round", tags=["round"])
 
-_ERRORS = {401: {"model": schemas.Problem}, 409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}}
+_ERRORS = {401: {"model": schemas.Problem}, 403: {"model": schemas.Problem}, 409: {"model": schemas.Problem},
+           422: {"model": schemas.Problem}}
 
 
 @router.get("", response_model=schemas.RoundOut)
@@ -28,7 +29,7 @@ def get_round(live: Live) -> dict:
     return round_view(live)
 
 
-@router.post("/audit", response_model=schemas.AuditOut, dependencies=TokenChecked, responses=_ERRORS)
+@router.post("/audit", response_model=schemas.AuditOut, dependencies=StateChanging, responses=_ERRORS)
 def audit(body: schemas.AuditIn, live: Live) -> dict:
     """Record the back count of the round's end, which from now on scores the round.
 
@@ -40,20 +41,26 @@ def audit(body: schemas.AuditIn, live: Live) -> dict:
     use it, with the live figures kept beside it and the live plays that may have gone to the
     wrong owner listed. A second count replaces the first for scoring (both are stored).
 
-    Refused: 409 when the round has not ended or is closed (a count settles the current round
-    before "Next round"); 422 for a name not at the table, a negative or fractional count, more
-    cards of a back than its deck holds, a Nertz count over the pile's size. Nothing is stored
-    then. ``POST /api/round/audit/preview`` answers the same without storing anything."""
+    ``counts`` names every player at the table, 0 for a back with no card in the shared area.
+
+    Refused: 403 from a page of another site; 409 when the round has not ended or is closed (a
+    count settles the current round before "Next round"); 422 for a name not at the table, a
+    player left out of ``counts`` (the answer names them: an omitted field must not lose a
+    player's cards), a negative or fractional count, more cards of a back than its deck holds,
+    a Nertz count over the pile's size. Nothing is stored then. ``POST
+    /api/round/audit/preview`` answers the same without storing anything."""
     out = live.record_audit(body.counts, body.nertz_counts(live.round.result.caller), unknown=body.unknown, face_up=body.face_up,
                             zones=body.zones, method=None, source="json", origin="api")
     return out
 
 
-@router.post("/audit/preview", response_model=schemas.ReconciliationOut, responses={422: {"model": schemas.Problem}})
+@router.post("/audit/preview", response_model=schemas.ReconciliationOut, dependencies=SameOrigin,
+             responses={403: {"model": schemas.Problem}, 422: {"model": schemas.Problem}})
 def audit_preview(body: schemas.AuditIn, live: Live) -> dict:
     """What a back count would say, nothing stored and nothing changed: the current round
     scored by the count, the live figures beside it, and the live plays that may have gone to
-    the wrong owner. Takes the body of ``POST /api/round/audit``; any state of the round."""
+    the wrong owner. Takes the body of ``POST /api/round/audit`` (every player counted) and
+    refuses what it refuses (422); any state of the round."""
     return live.preview_audit(body.counts, body.nertz_counts(live.round.result.caller))
 
 
@@ -69,7 +76,7 @@ _PHOTO_BODY = {
 @router.post(
     "/audit/photo",
     response_model=schemas.PhotoAuditOut,
-    dependencies=TokenChecked,
+    dependencies=StateChanging,
     responses={**_ERRORS, 413: {"model": schemas.Problem}, 415: {"model": schemas.Problem}},
     openapi_extra=_PHOTO_BODY,
 )
@@ -149,26 +156,26 @@ def audit_photo_jpeg(live: Live) -> Response:
     return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
-@router.post("/call", response_model=schemas.Accepted, dependencies=TokenChecked, responses=_ERRORS)
+@router.post("/call", response_model=schemas.Accepted, dependencies=StateChanging, responses=_ERRORS)
 def call(body: schemas.PlayerIn, live: Live) -> dict:
     """A player calls "Nertz!" now (by the round clock). A valid call ends the round."""
     return {"detail": live.push_event({"type": "call", "player": body.player}, origin="button")}
 
 
-@router.post("/stuck", response_model=schemas.Accepted, dependencies=TokenChecked, responses=_ERRORS)
+@router.post("/stuck", response_model=schemas.Accepted, dependencies=StateChanging, responses=_ERRORS)
 def stuck(live: Live) -> dict:
     """Everyone is stuck: the first time everyone turns the waste over; the second time in
     the same round the round ends with no caller."""
     return {"detail": live.stuck()}
 
 
-@router.post("/end", response_model=schemas.Accepted, dependencies=TokenChecked, responses=_ERRORS)
+@router.post("/end", response_model=schemas.Accepted, dependencies=StateChanging, responses=_ERRORS)
 def end(live: Live) -> dict:
     """End the round now with no caller."""
     return {"detail": live.end_round()}
 
 
-@router.post("/next", response_model=schemas.Accepted, dependencies=TokenChecked, responses=_ERRORS)
+@router.post("/next", response_model=schemas.Accepted, dependencies=StateChanging, responses=_ERRORS)
 def next_round(live: Live) -> dict:
     """Close the ended round into the match and start the next (unless the match is over)."""
     return {"detail": live.next_round()}
@@ -177,7 +184,7 @@ def next_round(live: Live) -> dict:
 @router.post(
     "/events/{seq}/correct",
     response_model=schemas.Accepted,
-    dependencies=TokenChecked,
+    dependencies=StateChanging,
     responses={**_ERRORS, 404: {"model": schemas.Problem}},
 )
 def correct(seq: Annotated[int, Path(ge=1, le=2**53)], body: schemas.CorrectionIn, live: Live) -> dict:

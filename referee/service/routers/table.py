@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from nertz.referee.service import schemas
-from nertz.referee.service.deps import Live, TokenChecked
+from nertz.referee.service.deps import Live, StateChanging
 from nertz.referee.service.views import table_view
 from nertz.referee.table import Table
 
@@ -21,8 +21,9 @@ def get_table(live: Live) -> dict:
 @router.put(
     "/calibration",
     response_model=schemas.TableOut,
-    dependencies=TokenChecked,
-    responses={401: {"model": schemas.Problem}, 409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
+    dependencies=StateChanging,
+    responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem},
+               409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
 )
 def put_calibration(body: schemas.CalibrationIn, live: Live) -> dict:
     """Set the shared area and zones (image pixels of the camera frame) and register back

@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from nertz.referee.service.deps import token_ok
+from nertz.referee.service.deps import same_origin, token_ok
 from nertz.referee.service.views import round_view
 
 router = APIRouter()
-
-
-def _same_origin(ws: WebSocket) -> bool:
-    """A browser page of another site must not open our socket (cross-site WebSocket
-    hijacking): the Origin, when sent, must name the host the socket was opened on."""
-    origin = ws.headers.get("origin")
-    if origin is None:
-        return True
-    return urlsplit(origin).netloc == ws.headers.get("host", "")
 
 
 @router.websocket("/ws")
@@ -31,8 +21,11 @@ async def websocket(ws: WebSocket) -> None:
     undid), ``score`` (``result``), ``correction``, ``round_start``, ``round_close``,
     ``match_start``, ``table``, ``audit`` (a back count was recorded: ``seq``, ``origin``,
     ``audit`` the stored count, ``result`` the round as now scored; a ``score`` follows) and
-    ``source_error``. Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``."""
-    if not token_ok(ws) or not _same_origin(ws):
+    ``source_error``. Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``.
+    Client messages are ignored. A page of another site may not open the socket (cross-site
+    WebSocket hijacking: :func:`nertz.referee.service.deps.same_origin`); such a socket, or one
+    without the token, is closed with code 1008."""
+    if not token_ok(ws) or not same_origin(ws):
         await ws.close(code=1008)
         return
     live = ws.app.state.live

@@ -19,6 +19,22 @@
   }
   const token = () => localStorage.getItem("nertz-token") || "";
 
+  // what a refusal says: the service's own `detail` (a string), or the messages of a
+  // validation error's list (each item's `msg`, after its `loc` joined: "counts.red: Input
+  // should be greater than or equal to 0"), else the HTTP status
+  function problem(res, data) {
+    const d = data && data.detail;
+    if (typeof d === "string" && d) return d;
+    if (Array.isArray(d) && d.length) {
+      return d.map((e) => {
+        const loc = (Array.isArray(e && e.loc) ? e.loc : []).filter((p, i) => !(i === 0 && p === "body")).join(".");
+        const msg = e && typeof e.msg === "string" ? e.msg : JSON.stringify(e);
+        return loc ? loc + ": " + msg : msg;
+      }).join("; ");
+    }
+    return res.status + " " + res.statusText;
+  }
+
   async function api(method, path, body) {
     const headers = {};
     if (token()) headers["X-Table-Token"] = token();
@@ -26,7 +42,7 @@
     const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const data = await res.json().catch(() => ({}));
     if (!res.ok) {
-      const msg = typeof data.detail === "string" ? data.detail : res.status + " " + res.statusText;
+      const msg = problem(res, data);
       flash(msg);
       throw new Error(msg);
     }
@@ -280,7 +296,16 @@
 
   $("audit-record").onclick = () => {
     const counts = {}, nertz = {};
-    for (const i of document.querySelectorAll("#audit-inputs input[data-count]")) counts[i.dataset.count] = Number(i.value || 0);
+    // every player's count is sent (the service refuses a count that leaves one out): a field
+    // left empty (or not a number) is not taken for 0, it is asked for
+    for (const i of document.querySelectorAll("#audit-inputs input[data-count]")) {
+      if (i.value.trim() === "") {
+        flash("give " + i.dataset.count + "'s count (0 if no card of their back is on the foundations)");
+        i.focus();
+        return;
+      }
+      counts[i.dataset.count] = Number(i.value);
+    }
     for (const i of document.querySelectorAll("#audit-inputs input[data-left]")) if (i.value !== "") nertz[i.dataset.left] = Number(i.value);
     const body = { counts };
     if (Object.keys(nertz).length) body.nertz_left = nertz;
@@ -295,7 +320,7 @@
     flash("counting the photo…");
     const res = await fetch("/api/round/audit/photo", { method: "POST", headers, body: file });
     const data = await res.json().catch(() => ({}));
-    if (!res.ok) { flash(typeof data.detail === "string" ? data.detail : res.status + " " + res.statusText); return; }
+    if (!res.ok) { flash(problem(res, data)); return; }
     flash("back count recorded from the photo");
     scheduleRefresh();
   });
