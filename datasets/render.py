@@ -150,7 +150,8 @@ class Scene:
 
     def table_file(self) -> dict:
         """The table file of the contract for this scene: players with back colours, the shared
-        area and each zone as image-pixel polygons (distortion applied, edges densified)."""
+        area and each zone as image-pixel polygons (distortion applied, edges densified), and
+        ``calibration.frame_size``, the frames' ``[width, height]`` in pixels."""
         g = self.geometry
 
         def poly(p: np.ndarray) -> list[list[float]]:
@@ -162,7 +163,10 @@ class Scene:
 
         return {"players": [{"name": n, "back": c} for n, c in self.players],
                 "shared_area": poly(g.shared),
-                "zones": {n: poly(g.zone_polygon(n)) for n, _ in self.players}}
+                "zones": {n: poly(g.zone_polygon(n)) for n, _ in self.players},
+                # the frames' size, as `nertz calibrate` writes it: a photo or video of another
+                # size is fitted or refused (nertz.vision.audit.fit_table, sources.table_misfit)
+                "calibration": {"method": "synthetic", "frame_size": [int(self.camera.width), int(self.camera.height)]}}
 
 
 # --------------------------------------------------------------------------------------------

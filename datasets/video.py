@@ -113,6 +113,8 @@ def merged_table(sim_table: dict[str, Any], scene_table: dict[str, Any]) -> dict
         raise ValueError(f"the scene's players {b} differ from the round's {a}")
     out = {"players": sim_table["players"], "shared_area": scene_table["shared_area"],
            "zones": scene_table["zones"], "rules": sim_table["rules"]}
+    if "calibration" in scene_table:
+        out["calibration"] = scene_table["calibration"]
     Table.from_dict(out, "merged table")
     return out
 

@@ -94,10 +94,11 @@ def score(
         fail(str(exc))
 
 
-class _MatchCommand(TyperCommand):
-    """``nertz match``'s command: its usage line and help name the logs by their metavar,
-    ``LOGS...``, as the other commands' arguments read (typer 0.29 writes a required list
-    argument ``{logs}...`` in the usage and ``logs... <list[Path]>`` in the help)."""
+class _ListArgsCommand(TyperCommand):
+    """A command whose usage line and help name its list arguments by their metavar
+    (``LOGS...``, ``IMAGES...``), as the other commands' arguments read (typer 0.29 writes a
+    required list argument ``{logs}...`` in the usage and ``logs... <list[Path]>`` in the
+    help): ``nertz match`` and ``nertz detect``."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -124,7 +125,7 @@ class _MatchCommand(TyperCommand):
                     formatter.write_dl(rows)
 
 
-@app.command(cls=_MatchCommand)
+@app.command(cls=_ListArgsCommand)
 def match(
     logs: Annotated[
         list[Path],
@@ -208,7 +209,7 @@ from nertz.vision.train_cli import app as _train_app  # noqa: E402
 
 app.add_typer(_synth_app, name="synth")
 app.add_typer(_train_app, name="train")
-app.command(name="detect")(_detect)
+app.command(name="detect", cls=_ListArgsCommand)(_detect)
 app.command(name="referee")(_referee)
 app.command(name="bench")(_bench)
 app.command(name="calibrate")(_calibrate)

@@ -39,8 +39,10 @@ def format_scoreboard(res: RoundResult) -> str:
     out = []
     if res.ended == "call":
         out.append(f"Round ended by {res.caller}'s call at {res.end_t:.2f} s.")
+    elif res.ended == "stuck":
+        out.append(f"Round ended with no caller at {res.end_t:.2f} s: every player was stuck.")
     elif res.ended is not None:
-        out.append(f"Round ended with no caller ({res.ended}).")
+        out.append(f"Round ended with no caller at {res.end_t:.2f} s (ended by hand or at a time limit).")
     else:
         out.append("The round has not ended: the scores are provisional.")
     if res.reviews:

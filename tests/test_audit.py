@@ -116,8 +116,9 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     with pytest.raises(AuditError, match="shared area"):
         audit(sc.frame, far)
     half = cv2.resize(sc.frame, None, fx=0.5, fy=0.5)  # the table file is the full-size camera's
+    unsized = {k: v for k, v in sc.table.items() if k != "calibration"}  # ... and does not say so
     with pytest.raises(AuditError, match="outside this 960x540 image"):
-        audit(half, sc.table)
+        audit(half, unsized)
     with pytest.raises(AuditError):
         audit(np.zeros((10, 10), np.uint8), sc.table)
     tab = tmp_path / "table.json"
@@ -606,7 +607,7 @@ def test_a_photo_larger_than_the_calibration_frames_is_audited_with_the_table_sc
 
     scene = scenes[3]
     h, w = scene.frame.shape[:2]
-    plain = Table.from_dict(scene.table)
+    plain = Table.from_dict({k: v for k, v in scene.table.items() if k != "calibration"})
     table = Table.from_dict({**scene.table, "calibration": {"method": "synthetic", "frame_size": [w, h]}})
     big = cv2.resize(scene.frame, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
     assert fit_table(table, 2 * w, 2 * h).shared_area[0] == pytest.approx(tuple(2 * v for v in table.shared_area[0]))

@@ -31,7 +31,7 @@ from nertz.referee.errors import NertzError
 
 
 def detect_command(
-    images: Annotated[list[Path], typer.Argument(help="image files")],
+    images: Annotated[list[Path], typer.Argument(metavar="IMAGES...", help="image files")],
     table: Annotated[Optional[Path], typer.Option("--table", help="table file of the camera that took the images: "
                                                   "back colours, and the zones' card directions")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON line per image, with each card's quad "

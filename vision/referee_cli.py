@@ -114,13 +114,13 @@ def referee_command(
     table: Annotated[Optional[Path], typer.Option(
         "--table", "-t", help="Table file (players, back colours, shared area and zones in image pixels).")] = None,
     call: Annotated[Optional[list[str]], typer.Option(
-        "--call", help="A Nertz call NAME@SECONDS (media time); repeatable.")] = None,
+        "--call", metavar="NAME@SECONDS", help="A Nertz call NAME@SECONDS (media time); repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines (events, rulings) and a last result line.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (mp4).")] = None,
     realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
     nertz_left: Annotated[Optional[list[str]], typer.Option(
-        "--nertz-left", help="A player's Nertz cards left at the end, NAME=N (repeatable); it replaces the camera's count.")] = None,
+        "--nertz-left", metavar="NAME=N", help="A player's Nertz cards left at the end, NAME=N (repeatable); it replaces the camera's count.")] = None,
     show: Annotated[bool, typer.Option(
         "--show", help="Show the overlay in a window; keys 1..9 call Nertz for the table's 1st..9th player, q stops.")] = False,
     audit_photo: Annotated[Optional[Path], typer.Option(
