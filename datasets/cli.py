@@ -257,7 +257,7 @@ def dataset(
     images: Annotated[int, typer.Option(min=1, help="How many images to write, at most: detect and obb exactly that many crops; classify, card and strip card crops, fewer where the scenes show fewer cards. They are spread over rendered scenes (at least 2 from 2 images): the first scene and every 10th (-x val_every=N) go to val, the others to train.")] = 1000,
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same set.")] = 0,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Processes (default: the CPU count).")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-x", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable. Each kind takes its own keys (nertz.datasets.export.OPTIONS); an unknown key is refused with the list.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-x", metavar="KEY=VALUE", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable. Each kind takes its own keys (nertz.datasets.export.OPTIONS); an unknown key is refused with the list.")] = None,
 ) -> None:
     """Write a training set (YOLO labels or classification folders) with its dataset YAML:
     the YAML's path on standard output, what was written on standard error."""

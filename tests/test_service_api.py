@@ -172,6 +172,20 @@ def test_invalid_events_are_422_not_500(tmp_path: Path, body: Any) -> None:
         assert c.get("/api/round").json()["events"] == []
 
 
+@pytest.mark.parametrize(
+    "field, value, says",
+    [("pile", "1", "not the text '1'"), ("pile", True, "not true"), ("pile", 1.0, "whole number"),
+     ("t", "2", "must be a number"), ("confidence", True, "must be a number")],
+)
+def test_event_values_must_have_their_json_types(tmp_path: Path, field: str, value: Any, says: str) -> None:
+    # as in an event log (nertz score): "1" and true are no pile number (a newcomer's second
+    # pass, 2026-12-07: the service stored them as pile 1)
+    with _client(tmp_path) as c:
+        r = c.post("/api/events", json={"type": "play", "player": "red", "card": "AS", "pile": 1, field: value})
+        assert r.status_code == 422 and says in r.text, r.text
+        assert c.get("/api/round").json()["events"] == []
+
+
 def test_non_json_body_is_422(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         r = c.post("/api/events", content=b"{not json", headers={"content-type": "application/json"})

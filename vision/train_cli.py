@@ -115,7 +115,7 @@ def detector(
 
 @app.command("classifier")
 def classifier(
-    data: Annotated[Optional[list[Path]], typer.Option(help="folder of a classify set; repeat it to train on "
+    data: Annotated[Optional[list[Path]], typer.Option(metavar="FOLDER", help="folder of a classify set; repeat it to train on "
                                                             "several (merged as links in runs/data/<A>+<B>...); "
                                                             "default: render one")] = None,
     images: Annotated[int, typer.Option(help="card crops to render when --data is not given")] = 16000,

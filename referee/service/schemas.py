@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nertz.referee.jsonvalues import FiniteNumber, WholeNumber
 from nertz.referee.reconcile import Suspect
 
 CARD_PATTERN = r"^([A2-9TJQK][SHDC]|JK)$"
@@ -21,8 +22,12 @@ HEX_PATTERN = r"^#[0-9a-fA-F]{6}$"
 Name = Annotated[str, Field(min_length=1, max_length=40, description="a player's (or partner's) name")]
 CardText = Annotated[str, Field(pattern=CARD_PATTERN, description="card notation, e.g. '7S', 'TH', 'JK'")]
 RealCard = Annotated[str, Field(pattern=REAL_CARD_PATTERN, description="a real card, e.g. '5H'")]
-Seconds = Annotated[float, Field(ge=0, le=1e6, description="seconds from the start of the round's source")]
-PileNo = Annotated[int, Field(ge=0, le=10_000, description="a foundation's number")]
+# JSON types as the event log reader checks them (nertz.referee.jsonvalues): "1" and true are
+# no pile number, NaN no time
+Seconds = Annotated[FiniteNumber, Field(ge=0, le=1e6, description="seconds from the start of the round's source")]
+PileNo = Annotated[WholeNumber, Field(ge=0, le=10_000, description="a foundation's number")]
+Confidence = Annotated[FiniteNumber, Field(ge=0, le=1, description="the play's confidence, 0..1")]
+NertzCount = Annotated[WholeNumber, Field(ge=0, le=13, description="cards left in a Nertz pile")]
 
 
 class _In(BaseModel):
@@ -37,7 +42,7 @@ class PlayIn(_In):
     player: Name
     card: CardText
     pile: PileNo
-    confidence: float = Field(1.0, ge=0, le=1)
+    confidence: Confidence = 1.0
     as_: RealCard | None = Field(None, alias="as")
 
 
@@ -55,7 +60,7 @@ class NertzLeftIn(_In):
     type: Literal["nertz_left"]
     t: Seconds | None = None
     player: Name
-    count: int = Field(ge=0, le=13)
+    count: NertzCount
 
 
 class RoundEndIn(_In):
@@ -263,7 +268,7 @@ class CorrectionIn(_In):
     card: CardText | None = None
     pile: PileNo | None = None
     t: Seconds | None = None
-    count: int | None = Field(None, ge=0, le=13)
+    count: NertzCount | None = None
     as_: RealCard | None = Field(None, alias="as")
 
 
