@@ -421,6 +421,25 @@ def test_a_face_down_spread_passes_the_face_up_check(scenes):
     check_face_down(sc.frame, Table.from_dict(sc.table), audit(sc.frame, sc.table))
 
 
+def test_a_photo_in_which_the_card_detector_finds_no_back_is_refused(scenes):
+    # a photo of something else: the colour reading may count grain or card art of a back's
+    # colour as backs (four face-up kings on a wooden table were counted 23 red backs, a
+    # newcomer's report of 2026-12-07), but the card detector finds no face-down card there
+    from nertz.referee.table import Table
+    from nertz.vision.audit import check_face_down
+
+    sc = scenes[2]
+    table = Table.from_dict(sc.table)
+    rng = np.random.default_rng(1)
+    grain = np.full_like(sc.frame, (60, 90, 140))  # a brown table, BGR
+    for y in rng.integers(0, grain.shape[0], 300):  # with streaks of the first player's back colour
+        colour = tuple(int(c) for c in bytes.fromhex(table.players[0].back[1:])[::-1])
+        cv2.line(grain, (0, int(y)), (grain.shape[1], int(y + rng.integers(-40, 40))), colour, 3)
+    fake = AuditResult({p.name: 7 for p in table.players}, {}, 0, 0)
+    with pytest.raises(AuditError, match="finds no face-down card"):
+        check_face_down(grain, table, fake)
+
+
 def _wedge(pivot: np.ndarray, radius: float, deg: float, long: float = 30.0, short: float = 8.0) -> np.ndarray:
     """A thin box whose centre lies ``radius`` pixels from ``pivot`` at ``deg`` degrees, its long
     side along the radius (a fan wedge's found box)."""

@@ -1495,6 +1495,45 @@ def _face_up(img: np.ndarray, backs: np.ndarray, table_px: np.ndarray, region: n
     return count
 
 
+BACK_FOUND_CONF = 0.25
+"""The least confidence of the card detector's ``back`` box that counts as a face-down card
+found (:func:`check_face_down`). Rendered audit scenes 10900-10939 (2026-12-07): at 0.5 one of
+40 (seed 10917, 78 backs in 6 spreads) had none, its best box at 0.37; photos with no back
+(face-up cards on wood or felt, noise) have none over 0.15."""
+
+
+def _detector_counts(image: np.ndarray | Sequence[np.ndarray], table: Table, conf: float) -> tuple[int, int]:
+    """The shipped card detector's (``models/cards_obb.onnx``, detection only) face-up cards
+    with at least ``conf`` confidence whose centre lies in the table's shared area (the whole
+    image without one), and its face-down cards anywhere in the image with at least
+    :data:`BACK_FOUND_CONF`; each the median over the frames of ``image`` (one
+    ``(H, W, 3) uint8`` BGR image, or several of the same table).
+
+    Raises:
+        nertz.vision.detect.ModelError: the detector's file is missing or broken.
+        AuditError: a frame of another shape than the table's calibration (:func:`fit_table`).
+    """
+    from .detect import CardRecognizer
+
+    images = [image] if isinstance(image, np.ndarray) else list(image)
+    recognizer = CardRecognizer(classifier=None, identifier=None, strips=None, conf=min(conf, BACK_FOUND_CONF))
+    faces_in, backs = [], []
+    for img in images:
+        fitted = fit_table(table, img.shape[1], img.shape[0])
+        area = np.asarray(fitted.shared_area, np.float32).reshape(-1, 1, 2) if fitted.shared_area is not None else None
+        det = recognizer.detect(img)
+        backs.append(int(((det.class_id == 1) & (det.confidence >= BACK_FOUND_CONF)).sum()))
+        faces = det.boxes[(det.class_id == 0) & (det.confidence >= conf)]
+        if area is None or not len(faces):
+            faces_in.append(int(len(faces)))
+            continue
+        centres = ((faces[:, :2] + faces[:, 2:]) / 2).astype(np.float32)
+        faces_in.append(int(sum(cv2.pointPolygonTest(area, (float(x), float(y)), False) >= 0 for x, y in centres)))
+    if not images:
+        return 0, 0
+    return int(np.median(faces_in)), int(np.median(backs))
+
+
 def face_up_in_shared_area(image: np.ndarray | Sequence[np.ndarray], table: Table, conf: float = 0.5) -> int:
     """Face-up cards the shipped card detector (``models/cards_obb.onnx``, detection only) finds
     with at least ``conf`` confidence whose centre lies in the table's shared area (the whole
@@ -1510,34 +1549,26 @@ def face_up_in_shared_area(image: np.ndarray | Sequence[np.ndarray], table: Tabl
         nertz.vision.detect.ModelError: the detector's file is missing or broken.
         AuditError: a frame of another shape than the table's calibration (:func:`fit_table`).
     """
-    from .detect import CardRecognizer
-
-    images = [image] if isinstance(image, np.ndarray) else list(image)
-    recognizer = CardRecognizer(classifier=None, identifier=None, strips=None, conf=conf)
-    counts = []
-    for img in images:
-        fitted = fit_table(table, img.shape[1], img.shape[0])
-        area = np.asarray(fitted.shared_area, np.float32).reshape(-1, 1, 2) if fitted.shared_area is not None else None
-        det = recognizer.detect(img)
-        faces = det.boxes[det.class_id == 0]
-        if area is None or not len(faces):
-            counts.append(int(len(faces)))
-            continue
-        centres = ((faces[:, :2] + faces[:, 2:]) / 2).astype(np.float32)
-        counts.append(int(sum(cv2.pointPolygonTest(area, (float(x), float(y)), False) >= 0 for x, y in centres)))
-    return int(np.median(counts)) if counts else 0
+    return _detector_counts(image, table, conf)[0]
 
 
 def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res: AuditResult) -> None:
-    """Refuse a photo that is no end-of-round back count: more face-up cards in the shared area
-    (:func:`face_up_in_shared_area`; the median over several frames of a video) than 5 and than
-    the backs counted there.
+    """Refuse a photo that is no end-of-round back count: one in which the shipped card detector
+    finds no face-down card at all (a photo of something else: the audit's colour reading then
+    counts table grain, card art or noise as backs; four face-up kings on a wooden table were
+    counted 23 red backs), or with more face-up cards in the shared area
+    (:func:`face_up_in_shared_area`) than 5 and than the backs counted there. Each count is
+    the median over the frames of a video.
 
     Raises:
         AuditError: what the photo shows, and what to photograph instead.
     """
-    faces = face_up_in_shared_area(image, table)
+    faces, found = _detector_counts(image, table, 0.5)
     backs = sum(res.counts.values()) + res.unknown
+    if found == 0:
+        raise AuditError("the card detector finds no face-down card in the photo: not a photo of the round's end "
+                         "(take it after the call, with the foundations turned face down and spread, and each "
+                         "player's Nertz cards spread in their zone)")
     if faces > max(5, backs):
         raise AuditError(f"the photo shows {faces} face-up cards in the shared area and only {backs} "
                          "face-down: not a photo of the round's end (take it after the call, with the "
