@@ -1697,7 +1697,7 @@ def audit_command(
     if out is not None:  # before the count: a result printed beside a failure status is no result
         if Path(out).is_dir():
             fail(f"{out}: a folder; --out names the image file to write (.png or .jpg)")
-        if Path(out).suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"):
+        if not cv2.haveImageWriter(str(out)):
             fail(f"{out}: no image format for the extension {Path(out).suffix or '(none)'!r}; use .png or .jpg")
         if not Path(out).resolve().parent.is_dir():
             fail(f"{out}: its folder {Path(out).resolve().parent} does not exist")

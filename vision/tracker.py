@@ -582,7 +582,10 @@ class TrackerSettings:
             ``glimpse_contest`` and ``track_picks_confirmed``: models plays all right 1,926 ->
             1,931, owners wrong 32 -> 27, collisions right 112 -> 113 of 122, exact rounds 21 ->
             22, points off 44 -> 40, extra plays 15 the same; perfect eyes all right 1,991 ->
-            1,992. None: off.
+            1,992. Held out 9399-9402 (222 plays, measured once): models 215 -> 214, extra 2 ->
+            3 (r9401's 2D: red's copy, missed in one look and seen again in place, kept its 6
+            looks and made a contested pair with another card read "2D" in green's zone);
+            perfect eyes 215 both. None: off.
         glimpse_contest: a copy seen since it left only in a glimpse (``glimpse_keeps``) makes a
             contested pair only when that glimpse was read at least this probably: a weak
             reading in a hand is as often another card (r9346's 9C: green's, covered in its
