@@ -132,6 +132,7 @@ def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch
     fixed = audit_mod.AuditResult(counts={"red": 0, "green": 2, "blue": 1}, zones={"blue": {"blue": 7}, "green": {}},
                                   unknown=0, face_up=0)
     monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
+    monkeypatch.setattr(audit_mod, "check_face_down", lambda image, table, res: None)  # (a blank photo)
     r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
                                  "--call", "red@5.9", "--audit", str(photo), "--json"])
     assert r.exit_code == 0, r.output
