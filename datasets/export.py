@@ -741,7 +741,8 @@ def _quad_detector(opts: dict) -> Any:
 
 
 def card_training_crop(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator, size: int = 64,
-                       jitter: float = 0.03, jitter_scale: float = 0.04) -> np.ndarray:
+                       jitter: float = 0.03, jitter_scale: float = 0.04,
+                       long_side: np.ndarray | None = None) -> np.ndarray:
     """One training image of the rectified-card classifier: ``quad`` put in a detector's corner
     order (:func:`order_quad`: a label quad starts at the card's own top-left, a detector's at
     the image's), moved by :func:`jitter_quad` when ``jitter`` > 0, warped by
@@ -750,7 +751,8 @@ def card_training_crop(frame: np.ndarray, quad: np.ndarray, rng: np.random.Gener
     Args:
         frame: ``(H, W, 3) uint8`` BGR. quad: ``(4, 2)`` pixels. rng: draws the jitter, then
             the turn. size: output side, pixels. jitter, jitter_scale: as :func:`jitter_quad`'s
-            ``corner`` and ``scale``.
+            ``corner`` and ``scale``. long_side: as :func:`rectify_card`'s (the direction of
+            the card's long side where its zone names it, as the recogniser rectifies it).
 
     Returns:
         ``(size, size, 3) uint8`` BGR.
@@ -758,7 +760,7 @@ def card_training_crop(frame: np.ndarray, quad: np.ndarray, rng: np.random.Gener
     q = order_quad(np.asarray(quad, np.float64).reshape(4, 2))
     if jitter > 0:
         q = jitter_quad(q, rng, corner=jitter, scale=jitter_scale)
-    img = rectify_card(frame, q, size)
+    img = rectify_card(frame, q, size, long_side=long_side)
     if rng.random() < 0.5:
         img = cv2.rotate(img, cv2.ROTATE_180)
     return img

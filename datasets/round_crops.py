@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from .export import CARD_CLASSES, card_training_crop
+from .export import CARD_CLASSES, card_training_crop, order_quads
 
 __all__ = ["write_round_crops", "label_card_under"]
 
@@ -48,12 +48,14 @@ def label_card_under(cards: Sequence[dict[str, Any]], point: tuple[float, float]
 def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, every: int = 3,
                       min_visible: float = 0.5, partial_below: float = 0.95, whole_share: float = 0.1,
                       crop: int = 64, jitter: float = 0.02, jitter_scale: float = 0.03,
-                      val_every: int = 10, block_seconds: float = 5.0, detector: Path | str | None = None) -> dict[str, int]:
+                      val_every: int = 10, block_seconds: float = 5.0, detector: Path | str | None = None,
+                      zone_axes: bool = True) -> dict[str, int]:
     """Write classifier crops of the face-up cards the detector finds in rendered rounds.
 
     Args:
         rounds: round folders as ``nertz synth round`` writes them (``clip.mp4`` and
-            ``labels.jsonl.gz``; the labels' frames must be the video's).
+            ``labels.jsonl.gz`` or ``labels.jsonl``; the labels' frames must be the video's;
+            ``table.json`` for ``zone_axes``).
         out: the set's folder (created; existing files of the same names are overwritten).
         seed: seeds the choice of crops, the jitter and the 180-degree turns
             (``numpy.random.default_rng((seed, crc32(round folder name)))``).
@@ -69,15 +71,21 @@ def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, 
             every ``val_every``-th block of a round goes to ``val`` (neighbouring frames show
             the same cards, so they stay on one side).
         detector: the oriented-box detector ONNX file (default: the shipped one).
+        zone_axes: rectify a card in a player's zone with the pair of sides its zone names
+            upright (:class:`nertz.vision.card_axes.CardAxes` from the round's ``table.json``),
+            as the recogniser does with a table; without a ``table.json``, or False, the longer
+            pair as seen (as before 2026-12-07).
 
     Returns:
         ``{"train": n, "val": n, "partial": n}`` crops written (``partial``: of both splits,
         from cards under ``partial_below``).
 
     Raises:
-        FileNotFoundError: a round folder without ``clip.mp4`` or ``labels.jsonl.gz``.
+        FileNotFoundError: a round folder without ``clip.mp4`` or labels.
         ValueError: the video cannot be decoded.
     """
+    from nertz.referee.files import read_table
+    from nertz.vision.card_axes import CardAxes
     from nertz.vision.detect import CardRecognizer, default_detector
     from nertz.vision.observe import read_labels
 
@@ -89,11 +97,15 @@ def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, 
             (out / split / name).mkdir(parents=True, exist_ok=True)
     counts = {"train": 0, "val": 0, "partial": 0}
     for rd in map(Path, rounds):
-        video, labels_file = rd / "clip.mp4", rd / "labels.jsonl.gz"
-        for f in (video, labels_file):
-            if not f.is_file():
-                raise FileNotFoundError(f"{rd}: no {f.name} (a folder written by nertz synth round?)")
+        video = rd / "clip.mp4"
+        labels_file = next((f for f in (rd / "labels.jsonl.gz", rd / "labels.jsonl") if f.is_file()), None)
+        if not video.is_file():
+            raise FileNotFoundError(f"{rd}: no clip.mp4 (a folder written by nertz synth round?)")
+        if labels_file is None:
+            raise FileNotFoundError(f"{rd}: no labels.jsonl.gz or labels.jsonl (a folder written by nertz synth round?)")
         labels = read_labels(labels_file)
+        axes = (CardAxes.from_table(read_table(rd / "table.json"))
+                if zone_axes and (rd / "table.json").is_file() else None)
         rng = np.random.default_rng((seed, zlib.crc32(rd.name.encode())))
         cap = cv2.VideoCapture(str(video))
         if not cap.isOpened():
@@ -120,7 +132,8 @@ def write_round_crops(rounds: Sequence[Path | str], out: Path | str, seed: int, 
                     if not partial and rng.random() >= whole_share:
                         continue
                     q = det.quads[i] if rng.random() < 0.5 else det.raw_quads[i]
-                    img = card_training_crop(frame, q, rng, crop, jitter, jitter_scale)
+                    long_side = axes.long_sides(order_quads(q[None]))[0] if axes is not None else None
+                    img = card_training_crop(frame, q, rng, crop, jitter, jitter_scale, long_side)
                     cv2.imwrite(str(out / split / c["card"] / f"{rd.name}_{f:05d}_{int(i)}.png"), img)
                     counts[split] += 1
                     counts["partial"] += partial
