@@ -38,9 +38,12 @@ CHROMIUM_ARGS = [
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """The app served by uvicorn in a thread on a free loopback port; yields the base URL."""
+    yield from _serve(LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green"))))
+
+
+def _serve(live: LiveReferee) -> Iterator[str]:
     import uvicorn
 
-    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -68,12 +71,16 @@ def _post(base: str, path: str, body: Any) -> Any:
         return json.loads(r.read())
 
 
-def test_posted_events_reach_the_scoreboard_and_the_nertz_button_ends_the_round(server: str) -> None:
+def _need_chromium() -> None:
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: the browser test drives Debian's chromium "
             "(install it with `apt-get install -y chromium`; .ci/run does)"
         )
+
+
+def test_posted_events_reach_the_scoreboard_and_the_nertz_button_ends_the_round(server: str) -> None:
+    _need_chromium()
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
@@ -149,3 +156,34 @@ def test_posted_events_reach_the_scoreboard_and_the_nertz_button_ends_the_round(
             assert errors == []
         finally:
             browser.close()
+
+
+def test_source_events_that_do_not_apply_are_shown_on_the_page(tmp_path: Path) -> None:
+    """A source event the round refuses (a player not at the table) is in the rulings log and
+    the status line, not only in a WebSocket message the page ignored."""
+    _need_chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    from nertz.referee.service.sources import LogReplaySource
+
+    log = tmp_path / "events.jsonl"
+    log.write_text(json.dumps({"t": 0.0, "type": "play", "player": "zed", "card": "AS", "pile": 1}) + "\n")
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")),
+                       LogReplaySource(log, speed=1000))  # not checked against the table, as a camera's report
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                errors: list[str] = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(base + "/")
+                expect(page.locator("#log .k-source_error")).to_contain_text("not applied: unknown player 'zed'")
+                expect(page.locator("#status")).to_contain_text("1 event(s) of the source not applied")
+                assert errors == []
+            finally:
+                browser.close()
+    finally:
+        gen.close()

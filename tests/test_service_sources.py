@@ -43,3 +43,82 @@ def test_a_broken_video_is_a_clear_error(tmp_path):
     bad.write_bytes(b"not a video")
     with pytest.raises(NertzError, match="cannot be opened as a video"):
         LogReplaySource(SAMPLE / "events.jsonl", video=bad)
+
+
+def _renamed_table(tmp_path: Path) -> Path:
+    """The sample round's table with its players renamed anna, ben and cleo."""
+    import json
+
+    data = json.loads((SAMPLE / "table.json").read_text())
+    names = dict(zip((p["name"] for p in data["players"]), ("anna", "ben", "cleo")))
+    for p in data["players"]:
+        p["name"] = names[p["name"]]
+    data["zones"] = {names[k]: v for k, v in data.get("zones", {}).items()}
+    path = tmp_path / "t_abc.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_serve_refuses_a_log_of_other_players_as_score_does(tmp_path, monkeypatch):
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+
+    table = _renamed_table(tmp_path)
+    db = tmp_path / "fresh.sqlite3"
+    args = ["--source", str(SAMPLE / "events.jsonl"), "--table", str(table)]
+    runner = CliRunner()
+    served = runner.invoke(app, ["serve", *args, "--db", str(db), "--port", "0"])
+    scored = runner.invoke(app, ["score", str(SAMPLE / "events.jsonl"), "--table", str(table)])
+    assert served.exit_code == 2 and scored.exit_code == 2
+    assert "Traceback" not in served.output
+    line = f"error: {SAMPLE / 'events.jsonl'}, line 1: unknown player 'green'"
+    assert served.output.splitlines()[0].startswith(line), served.output
+    assert scored.output.splitlines()[0].startswith(line), scored.output
+    assert not db.exists()  # refused before the store is made
+
+
+def test_log_check_passes_the_sample_against_its_own_table():
+    from nertz.referee.files import read_table
+
+    LogReplaySource(SAMPLE / "events.jsonl").check(read_table(SAMPLE / "table.json"))  # no error
+
+
+def test_source_events_that_do_not_apply_are_printed_kept_and_shown(tmp_path, capsys):
+    """An event the round refuses at run time (here a log checked against no table: as a
+    camera's report of a player not at the table) is not silent: console, GET /api/round,
+    the WebSocket."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from nertz.referee.files import read_table
+    from nertz.referee.service.app import create_app
+    from nertz.referee.service.live import SOURCE_ERRORS_KEPT, LiveReferee
+    from nertz.referee.store import EventStore
+
+    src = LogReplaySource(SAMPLE / "events.jsonl", speed=5000)
+    n = len(src)
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), read_table(_renamed_table(tmp_path)), src)
+    msgs: list = []
+    live.subscribe(msgs.append)  # what the WebSocket sends
+    with TestClient(create_app(live)) as c:
+        deadline = time.monotonic() + 30
+        while not c.get("/api/round").json()["source_ended"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        body = c.get("/api/round").json()
+    assert body["source_ended"] and body["events"] == []
+    assert body["source_error_count"] == n > SOURCE_ERRORS_KEPT
+    assert len(body["source_errors"]) == SOURCE_ERRORS_KEPT  # capped: the latest ones
+    last = body["source_errors"][-1]
+    assert last["index"] == n - 1 and "unknown player" in last["message"]
+    assert last["t"] == src.contract_events[-1].get("t")
+    err = capsys.readouterr().err
+    assert err.count("source error: log-replay event") == n
+    assert "unknown player 'green'" in err
+    errors = [m for m in msgs if m["type"] == "source_error"]
+    assert len(errors) == n and all("unknown player" in m["message"] for m in errors)
+    assert errors[-1]["count"] == n

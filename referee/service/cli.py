@@ -137,6 +137,7 @@ def serve(
             tbl = read_table(table) if table is not None else None
             if tbl is None:
                 tbl = Table.default(players_in(parse_event(ev) for ev in src.contract_events))
+            src.check(tbl)  # a log of other players (or one that does not replay) is refused as `nertz score` refuses it
         else:
             src = camera
         if db is None:
@@ -160,8 +161,15 @@ def serve(
 
     try:
         live = LiveReferee(store, tbl, src)
+        if log is not None and live.table is not None and live.table.to_dict() != tbl.to_dict():
+            # a resumed match keeps its own table: the log must replay against that one
+            try:
+                src.check(live.table)  # type: ignore[union-attr]
+            except NertzError as exc:
+                raise NertzError(f"{exc} (the match stored in {db} keeps its own table: give another --db to start afresh)") from None
     except NertzError as exc:
         sock.close()
+        store.close()
         fail(str(exc))
     token = secrets.token_urlsafe(16) if remote else None
     app = create_app(live, token=token)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 import threading
 import time
 from collections import Counter
@@ -47,10 +48,14 @@ from nertz.referee.table import Table
 from nertz.referee.service.sources import Source
 
 __all__ = ["LiveReferee", "RoundData", "StoredEvent", "StoredAudit", "Conflict", "NotFound", "REVIEW_BELOW",
-           "CORRECTION_ACTIONS", "AUDIT_SOURCES"]
+           "CORRECTION_ACTIONS", "AUDIT_SOURCES", "SOURCE_ERRORS_KEPT"]
 
 REVIEW_BELOW = 0.9
 """Plays reported with a confidence below this go to the review queue (0..1)."""
+
+SOURCE_ERRORS_KEPT = 20
+"""How many of the current round's source errors (events that did not apply) are kept to
+show, the latest ones; all are counted and printed on the console."""
 
 CORRECTION_ACTIONS = ("confirm", "change_owner", "replace", "reject")
 AUDIT_SOURCES = ("json", "photo")
@@ -158,6 +163,8 @@ class LiveReferee:
         self._last_result: dict[str, Any] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._source_errors: list[dict[str, Any]] = []
+        self._source_error_count = 0
         self.resumed = False
         self._restore()
         if self.table is None:
@@ -775,6 +782,7 @@ class LiveReferee:
         )
         self.rounds.append(RoundData(number, wall, speed))
         self._rebuild_round()
+        self._source_errors, self._source_error_count = [], 0
         self._announced = []
         self._last_result = self.scored_result()
         self._emit({"type": "round_start", "wall_start": wall, "speed": speed})
@@ -838,11 +846,40 @@ class LiveReferee:
                 try:
                     self.push_event(event, origin=origin, index=index)
                 except NertzError as exc:
-                    self._emit({"type": "source_error", "index": index, "message": str(exc)})
+                    self._source_error(index, event, str(exc))
         with self._lock:
             if not stop.is_set() and self.current.number == number:
                 self._source_ended = (self.match_no, number)
                 self._emit({"type": "source_end", "source": self.source.name})
+
+    def _source_error(self, index: int, event: dict[str, Any], message: str) -> None:
+        """An event of the source that did not apply (unknown player, a take-back of a card
+        never played, ...): printed on the console, kept for the page (the latest
+        :data:`SOURCE_ERRORS_KEPT` of the round) and broadcast as ``source_error``."""
+        assert self.source is not None
+        t = event.get("t") if isinstance(event, dict) else None
+        ok_t = isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
+        error = {"index": index, "t": float(t) if ok_t else None, "event": event, "message": message}
+        self._source_error_count += 1
+        self._source_errors = (self._source_errors + [error])[-SOURCE_ERRORS_KEPT:]
+        print(f"source error: {self.source.name} event {index} (round {self.current.number}) not applied: {message}",
+              file=sys.stderr, flush=True)
+        self._emit({"type": "source_error", **error, "count": self._source_error_count})
+
+    @property
+    def source_errors(self) -> list[dict[str, Any]]:
+        """The current round's latest source events that did not apply (at most
+        :data:`SOURCE_ERRORS_KEPT`, oldest first): each ``{"index": position in the source,
+        "t": the event's time (source seconds) or None, "event": the event as reported,
+        "message": why it was refused}``. Not stored: a restart starts the list afresh."""
+        with self._lock:
+            return [dict(e) for e in self._source_errors]
+
+    @property
+    def source_error_count(self) -> int:
+        """How many source events of the current round did not apply (all of them, not only
+        the kept ones)."""
+        return self._source_error_count
 
     @property
     def source_ended(self) -> bool:

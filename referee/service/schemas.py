@@ -348,6 +348,13 @@ class ReviewItemOut(BaseModel):
     actions: list[str]
 
 
+class SourceErrorOut(BaseModel):
+    index: int | None = Field(description="the event's position in the source")
+    t: float | None = Field(None, description="the event's time, source seconds")
+    event: Any = Field(description="the event as the source reported it")
+    message: str = Field(description="why it was not applied")
+
+
 class RoundOut(BaseModel):
     match: int
     round: int
@@ -357,6 +364,9 @@ class RoundOut(BaseModel):
     source: str | None
     source_ended: bool = Field(False, description="the source has ended (a video file or event log "
                                "played to its end, a camera gone): nothing more comes from it this round")
+    source_errors: list[SourceErrorOut] = Field([], description="the latest events of the source this round that "
+                                                "were not applied (an unknown player, ...), oldest first; at most 20")
+    source_error_count: int = Field(0, description="how many events of the source this round were not applied")
     ended: str | None
     end_t: float | None
     caller: str | None

@@ -28,9 +28,11 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from nertz.referee.errors import NertzError
+from nertz.referee.errors import EventError, EventLogError, NertzError
 from nertz.referee.events import ResultLine, RulingLine
 from nertz.referee.files import read_event_log
+from nertz.referee.round import Round
+from nertz.referee.table import Table
 
 __all__ = ["Source", "LogReplaySource", "placeholder_jpeg"]
 
@@ -85,9 +87,9 @@ class LogReplaySource:
         self.path = Path(path)
         self.speed = float(speed)
         self.name = "log-replay"
-        self._events = [
-            ev.to_json() for _, ev in read_event_log(self.path) if not isinstance(ev, (RulingLine, ResultLine))
-        ]
+        kept = [(number, ev) for number, ev in read_event_log(self.path) if not isinstance(ev, (RulingLine, ResultLine))]
+        self._lines = [number for number, _ in kept]
+        self._events = [ev.to_json() for _, ev in kept]
         self._clock: Callable[[], float] | None = None
         self._video = _VideoFrames(Path(video)) if video is not None else None
 
@@ -98,6 +100,29 @@ class LogReplaySource:
     def contract_events(self) -> list[dict[str, Any]]:
         """The log's events (ruling and result lines left out), in file order."""
         return [dict(e) for e in self._events]
+
+    def check(self, table: Table) -> None:
+        """Refuse a log whose events do not replay against ``table`` (as ``nertz score``
+        refuses it): checked before the service starts, so that a log of other players is
+        not replayed as a round of failed events.
+
+        Raises:
+            EventLogError: an event that names a player not at the table (or a joker
+                declaration at a table without jokers, a Nertz count over the pile's size),
+                naming the file and line.
+            NertzError: the history as a whole does not replay (a resolve of an unknown
+                review item, ...), naming the file.
+        """
+        game = Round(table)
+        for number, event in zip(self._lines, self._events):
+            try:
+                game.push(event)
+            except EventError as exc:
+                raise EventLogError(str(self.path), number, str(exc)) from None
+        try:
+            game.replay()
+        except EventError as exc:
+            raise NertzError(f"{self.path}: {exc}") from None
 
     def events(
         self, skip: int, clock: Callable[[], float], stop: threading.Event

@@ -148,6 +148,8 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
             "speed": rd.speed,
             "source": live.source.name if live.source is not None else None,
             "source_ended": live.source_ended,
+            "source_errors": live.source_errors,
+            "source_error_count": live.source_error_count,
             "ended": res.ended,
             "end_t": res.end_t,
             "caller": res.caller,

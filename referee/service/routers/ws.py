@@ -21,7 +21,9 @@ async def websocket(ws: WebSocket) -> None:
     undid), ``score`` (``result``), ``correction``, ``round_start``, ``round_close``,
     ``match_start``, ``table``, ``audit`` (a back count was recorded: ``seq``, ``origin``,
     ``audit`` the stored count, ``result`` the round as now scored; a ``score`` follows) and
-    ``source_error``. Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``.
+    ``source_error`` (an event of the source that was not applied: ``index``, ``t``,
+    ``event``, ``message``, ``count`` this round; also kept in ``GET /api/round``'s
+    ``source_errors``). Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``.
     Client messages are ignored. A page of another site may not open the socket (cross-site
     WebSocket hijacking: :func:`nertz.referee.service.deps.same_origin`); such a socket, or one
     without the token, is closed with code 1008."""

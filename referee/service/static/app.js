@@ -111,6 +111,7 @@
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "ruling") speak(msg.ruling);
+      if (msg.type === "source_error") flash("not applied: " + msg.message);
       if (msg.type === "table") table = null;
       scheduleRefresh();
     };
@@ -138,6 +139,7 @@
     else if (round.source_ended) s.textContent = "the " + (round.source === "camera" ? "video" : "event log")
       + " has ended · call Nertz, declare everyone stuck or end the round";
     else s.textContent = "playing · " + fmtT(round.clock) + (round.source ? " · " + round.source : "");
+    if (round.source_error_count) s.textContent += " · " + round.source_error_count + " event(s) of the source not applied (see the rulings)";
   }
 
   function render() {
@@ -366,6 +368,8 @@
         items.push({ t: e.event.t, kind: "event", text: "corrected (" + c.action + "): " + (e.event.player || "") + " " + (e.event.card || "") });
       }
     }
+    // events of the source that were not applied (an unknown player, ...): shown, not dropped
+    for (const e of round.source_errors || []) items.push({ t: e.t, kind: "source_error", text: "not applied: " + e.message });
     items.sort((a, b) => (a.t ?? 1e9) - (b.t ?? 1e9));
     for (const it of items.reverse()) {
       const li = el("li", "k-" + it.kind);
