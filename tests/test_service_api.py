@@ -435,6 +435,24 @@ def test_correct_a_play_and_refuse_a_correction_that_does_not_replay(tmp_path: P
         assert c.post("/api/round/events/999/correct", json={"action": "reject"}).status_code == 404
 
 
+def test_confirm_after_reject_restores_the_play_as_logged(tmp_path: Path) -> None:
+    with _client(tmp_path) as c:
+        posted = _post(c, play(1.0, "red", "AS", 1), play(2.0, "blue", "2S", 1))
+        seq = posted[1]["detail"]["seq"]
+        scores = lambda: {p["name"]: p["score"] for p in c.get("/api/round").json()["players"]}  # noqa: E731
+        assert scores() == {"red": 1, "blue": 1, "green": 0}
+        assert c.post(f"/api/round/events/{seq}/correct", json={"action": "reject"}).status_code == 200
+        assert scores() == {"red": 1, "blue": 0, "green": 0}
+        assert c.post(f"/api/round/events/{seq}/correct", json={"action": "confirm"}).status_code == 200
+        body = c.get("/api/round").json()
+    assert {p["name"]: p["score"] for p in body["players"]} == {"red": 1, "blue": 1, "green": 0}
+    assert [(c["card"], c["owner"]) for c in body["piles"][0]["cards"]] == [("AS", "red"), ("2S", "blue")]
+    assert [c["action"] for c in body["events"][1]["corrections"]] == ["reject", "confirm"]
+    # a restart folds the store's corrections the same way
+    again = LiveReferee(EventStore(tmp_path / "ref.db"))
+    assert {n: s.score for n, s in again.round.result.players.items()} == {"red": 1, "blue": 1, "green": 0}
+
+
 def test_stuck_twice_ends_the_round_and_next_round_needs_an_end(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         assert c.post("/api/round/next").status_code == 409

@@ -115,12 +115,21 @@ class RoundData:
 
 
 def _apply_corrections(ev: dict[str, Any], corrections: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The event as the corrections leave it (``None``: rejected, it did not happen)."""
+    """The event as the corrections leave it (``None``: rejected, it did not happen).
+
+    Applied in order: ``reject`` drops the event; ``confirm`` after a ``reject`` brings it
+    back as logged (the play stands as reported: a mistaken reject undone), and otherwise
+    keeps it as it stands; ``change_owner`` and ``replace`` change fields of the event as it
+    stands (of the logged event after a ``reject``).
+    """
     current: dict[str, Any] | None = ev
     for c in corrections:
         action = c["action"]
         if action == "reject":
             current = None
+        elif action == "confirm":
+            if current is None:
+                current = dict(ev)
         elif action in ("change_owner", "replace"):
             current = dict(current if current is not None else ev)
             for key, value in c.get("fields", {}).items():
@@ -431,9 +440,10 @@ class LiveReferee:
 
         Args:
             target: the ``seq`` of the event.
-            action: ``confirm`` (it was right), ``change_owner`` (``fields["player"]``),
-                ``replace`` (any of ``player``, ``card``, ``pile``, ``t``, ``count``, ``as``),
-                ``reject`` (it did not happen).
+            action: ``confirm`` (it was right; after a ``reject``, it stands again as
+                logged), ``change_owner`` (``fields["player"]``), ``replace`` (any of
+                ``player``, ``card``, ``pile``, ``t``, ``count``, ``as``), ``reject`` (it did
+                not happen).
 
         Raises:
             NotFound: no such event in the current round.

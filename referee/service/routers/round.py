@@ -189,7 +189,8 @@ def next_round(live: Live) -> dict:
 )
 def correct(seq: Annotated[int, Path(ge=1, le=2**53)], body: schemas.CorrectionIn, live: Live) -> dict:
     """Correct an event of the current round: ``confirm`` it, ``change_owner``, ``replace``
-    fields (player, card, pile, t, count, as) or ``reject`` it (it did not happen). The round
-    is replayed with the correction; the original stays in the store."""
+    fields (player, card, pile, t, count, as) or ``reject`` it (it did not happen); a
+    ``confirm`` after a ``reject`` brings the event back as logged (a mistaken reject undone).
+    The round is replayed with the correction; the original stays in the store."""
     fields = body.model_dump(by_alias=True, exclude_none=True, exclude={"action"})
     return {"detail": live.correct(seq, body.action, fields)}
