@@ -27,6 +27,7 @@ card is not a card).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -34,8 +35,8 @@ from typing import Any
 
 from nertz.referee.errors import NertzError
 
-__all__ = ["TrainError", "setup_offline", "train_detector", "train_classifier", "export_onnx",
-           "REPO", "MODELS", "RUNS"]
+__all__ = ["TrainError", "setup_offline", "require_train_extra", "train_detector", "train_classifier", "export_onnx",
+           "REPO", "MODELS", "RUNS", "TRAIN_MODULES", "EXPORT_MODULES"]
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "models"
@@ -78,6 +79,32 @@ def setup_offline(config_dir: Path | None = None) -> Path:
         font.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(src, font)
     return cfg
+
+
+TRAIN_MODULES = ("torch", "torchvision", "ultralytics")
+"""The modules of the ``[train]`` extra that training imports."""
+
+EXPORT_MODULES = ("onnx", "onnxslim")
+"""The modules of the ``[train]`` extra that the ONNX export needs besides :data:`TRAIN_MODULES`."""
+
+
+def require_train_extra(export: bool = True) -> None:
+    """Check, without importing anything (``importlib.util.find_spec``: a second, not the
+    seconds importing torch takes), that the ``[train]`` extra is installed: so that ``nertz
+    train`` refuses at once, before rendering a data set for minutes.
+
+    Args:
+        export: the ONNX exporters (:data:`EXPORT_MODULES`) are needed too.
+
+    Raises:
+        TrainError: a module is missing (names it and how to install the extra).
+    """
+    needed = TRAIN_MODULES + (EXPORT_MODULES if export else ())
+    missing = [m for m in needed if importlib.util.find_spec(m) is None]
+    if missing:
+        hint = " (or train with --no-export where the command has it)" if set(missing) <= set(EXPORT_MODULES) else ""
+        raise TrainError(f"training needs the [train] extra ({', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                         f"missing): pip install -e '.[train]'{hint}")
 
 
 def _ultralytics() -> Any:

@@ -1,7 +1,11 @@
 """``nertz train detector|classifier|audit``: reproduce the shipped models (typer app ``app``, mounted by
 the lead as ``nertz train``). Needs the ``[train]`` extra: ``pip install -e '.[train]'``.
 
-Each command renders its synthetic set (unless ``--data`` is given), trains from scratch with
+Each command first checks every argument (``--imgsz`` 32..2048 and a multiple of 32, ``--epochs``,
+``--batch``, ``--images``, ``--workers`` at least 1, the files and folders it names exist,
+``--device``) and that the ``[train]`` extra is installed (without importing torch), so that a
+mistake is one ``error:`` line at once, with nothing rendered or written; then it renders its
+synthetic set (unless ``--data`` is given), trains from scratch with
 ultralytics (progress bars; ``--resume`` continues an interrupted run from its ``last.pt``)
 and exports the best weights to ``models/`` as ``.pt`` and ``.onnx``. ``audit`` fine-tunes the
 card detector (``--init``, default ``models/cards_obb.pt``) on audit scenes
@@ -23,9 +27,80 @@ app = typer.Typer(help="Train the card detector and classifier from the syntheti
                   pretty_exceptions_enable=False)
 
 
+IMGSZ_MIN, IMGSZ_MAX = 32, 2048
+"""The ``--imgsz`` range of ``nertz train`` (pixels): ultralytics' smallest grid, and the
+largest size ``nertz detect --imgsz`` takes (a rendered crop of 100000 pixels asked for 30 GB)."""
+
+IMGSZ_STRIDE = 32
+"""``--imgsz`` must be a multiple of this: ultralytics trains at a multiple of its largest
+stride, 32, and would round any other size up (so that the rendered crops and the network's
+input would differ)."""
+
+
 def _fail(e: Exception) -> None:
     typer.echo(f"error: {e}", err=True)
     raise typer.Exit(2)
+
+
+def check_imgsz(imgsz: int) -> None:
+    """Refuse a training size that is not a multiple of :data:`IMGSZ_STRIDE` (pixels; the
+    range :data:`IMGSZ_MIN`..:data:`IMGSZ_MAX` is typer's own check).
+
+    Raises:
+        ValueError: names the nearest sizes that are.
+    """
+    if imgsz % IMGSZ_STRIDE:
+        lo = max(IMGSZ_MIN, imgsz // IMGSZ_STRIDE * IMGSZ_STRIDE)
+        raise ValueError(f"--imgsz {imgsz}: ultralytics trains at a multiple of {IMGSZ_STRIDE} pixels (it would "
+                         f"round {imgsz} up, away from the rendered crops): give {lo} or {lo + IMGSZ_STRIDE}")
+
+
+def check_device(device: str) -> None:
+    """Refuse a ``--device`` that ultralytics would not take: ``cpu``, ``mps``, ``cuda``, a
+    CUDA index or list (``0``, ``0,1``, ``cuda:0``; ``-1``: an idle GPU) are taken.
+
+    Raises:
+        ValueError: anything else.
+    """
+    d = device.strip().lower().replace("cuda:", "").replace(" ", "")
+    parts = d.split(",")
+    if d in ("cpu", "mps", "mps:0", "cuda") or (d and all(x.lstrip("-").isdigit() for x in parts)):
+        return
+    raise ValueError(f"--device {device!r}: give 'cpu', 'mps' or a CUDA index such as 0 (or 0,1)")
+
+
+def check_lr0(lr0: float | None) -> None:
+    """Refuse a learning rate that is not a positive number (``None``: ultralytics' own).
+
+    Raises:
+        ValueError: ``lr0`` is 0, negative or not finite.
+    """
+    import math
+
+    if lr0 is not None and not (math.isfinite(lr0) and lr0 > 0):
+        raise ValueError(f"--lr0 {lr0}: the learning rate must be a positive number")
+
+
+def need_file(path: Path, option: str, what: str) -> None:
+    """Refuse an ``option`` naming no file (before minutes of rendering).
+
+    Raises:
+        ValueError: ``path`` is not a file.
+    """
+    if not Path(path).is_file():
+        raise ValueError(f"{option} {path}: no such file ({what})")
+
+
+def need_classify_folder(path: Path) -> None:
+    """Refuse a ``--data`` of ``nertz train classifier`` that is not a classification folder.
+
+    Raises:
+        ValueError: ``path`` is not a folder or has no ``train/`` folder.
+    """
+    if not Path(path).is_dir():
+        raise ValueError(f"--data {path}: no such folder (a classification set: train/<class>/, val/<class>/)")
+    if not (Path(path) / "train").is_dir():
+        raise ValueError(f"--data {path}: no train/ folder in it (a classification set: train/<class>/, val/<class>/)")
 
 
 def _export_or_say(best: Path, out: Path, export: bool) -> None:
@@ -42,20 +117,22 @@ def _export_or_say(best: Path, out: Path, export: bool) -> None:
 @app.command("detector")
 def detector(
     data: Annotated[Optional[Path], typer.Option(help="data.yaml of a detect set; default: render one")] = None,
-    images: Annotated[int, typer.Option(help="crops to render when --data is not given")] = 1400,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 30,
-    imgsz: Annotated[int, typer.Option(help="training crop size, pixels")] = 320,
-    batch: Annotated[int, typer.Option(help="batch size")] = 16,
-    seed: Annotated[int, typer.Option(help="seed of the data and of training")] = 20261130,
-    workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
+    images: Annotated[int, typer.Option(min=1, help="crops to render when --data is not given")] = 1400,
+    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 30,
+    imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="training crop size, pixels (a multiple "
+                                       "of 32)")] = 320,
+    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 16,
+    seed: Annotated[int, typer.Option(min=0, help="seed of the data and of training")] = 20261130,
+    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs: "
                                                    "ultralytics' time=, which sets the number of epochs "
                                                    "from the epochs' duration (machine-dependent; the "
                                                    "run's results.csv lists the epochs it ran)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/detect/<name>)")] = False,
-    roll_p: Annotated[float, typer.Option(help="share of rendered frames turned by a random angle")] = 0.0,
-    clutter_crops: Annotated[float, typer.Option(help="share of the crops placed on table clutter or away "
+    roll_p: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of rendered frames turned by a random "
+                                                                  "angle")] = 0.0,
+    clutter_crops: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of the crops placed on table clutter or away "
                                                       "from the cards (background images, labels often "
                                                       "empty)")] = 0.0,
     weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
@@ -78,12 +155,26 @@ def detector(
 ) -> None:
     """Train the card detector (YOLO11n: face, back, hand) and export it to ONNX."""
     try:
-        from nertz.datasets.export import write_dataset
-
-        from .train import RUNS, train_detector
+        from .train import RUNS, require_train_extra, train_detector
 
         name = name or ("cards_obb" if obb else "cards_det")
         out = out or Path("models/cards_obb" if obb else "models/cards_det")
+        if obb and init is None and weights is None:
+            init = Path("models/cards_det.pt")
+        # every argument and the [train] extra first: the data set takes minutes to render
+        check_imgsz(imgsz)
+        check_device(device)
+        check_lr0(lr0)
+        if not resume:
+            if data is not None:
+                need_file(data, "--data", "the data.yaml of a detect set")
+            if weights is not None:
+                need_file(weights, "--weights", "weights to fine-tune")
+            if obb and init is not None:
+                need_file(init, "--init", "weights whose layers start the model")
+        require_train_extra(export=export)
+        from nertz.datasets.export import write_dataset
+
         if data is None and not resume:
             tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + \
                 (f"_clut{clutter_crops:g}" if clutter_crops > 0 else "") + f"_s{seed}"
@@ -96,10 +187,9 @@ def detector(
         if obb:
             extra.setdefault("model", "yolo11n-obb.yaml")
             # --weights alone fine-tunes those weights; the axis-aligned detector's layers would
-            # overwrite them. --init alone builds yolo11n-obb.yaml's 80-class head, so its class
-            # layers start from random: give both (the same file) to carry every tensor over.
-            if init is None and weights is None:
-                init = Path("models/cards_det.pt")
+            # overwrite them (so --init defaults to models/cards_det.pt only without --weights).
+            # --init alone builds yolo11n-obb.yaml's 80-class head, so its class layers start
+            # from random: give both (the same file) to carry every tensor over.
             if init is not None:
                 extra["init"] = init
         if lr0 is not None:
@@ -118,12 +208,13 @@ def classifier(
     data: Annotated[Optional[list[Path]], typer.Option(metavar="FOLDER", help="folder of a classify set; repeat it to train on "
                                                             "several (merged as links in runs/data/<A>+<B>...); "
                                                             "default: render one")] = None,
-    images: Annotated[int, typer.Option(help="card crops to render when --data is not given")] = 16000,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 15,
-    imgsz: Annotated[int, typer.Option(help="crop size, pixels")] = 96,
-    batch: Annotated[int, typer.Option(help="batch size")] = 128,
-    seed: Annotated[int, typer.Option(help="seed of the data and of training")] = 20261130,
-    workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
+    images: Annotated[int, typer.Option(min=1, help="card crops to render when --data is not given")] = 16000,
+    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 15,
+    imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="crop size, pixels (a multiple of "
+                                       "32)")] = 96,
+    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 128,
+    seed: Annotated[int, typer.Option(min=0, help="seed of the data and of training")] = 20261130,
+    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/classify/<name>)")] = False,
     kind: Annotated[str, typer.Option(help="'card': whole cards rectified from their quads (the "
@@ -131,14 +222,14 @@ def classifier(
                                            "partly covered cards, warped from their oriented boxes (the "
                                            "strip classifier); 'classify': square crops around the "
                                            "visible part (the first classifier)")] = "classify",
-    scale: Annotated[Optional[float], typer.Option(help="random-crop area range (1 - scale .. 1); default "
+    scale: Annotated[Optional[float], typer.Option(min=0.0, max=1.0, help="random-crop area range (1 - scale .. 1); default "
                                                         "0.25 (classify), 0.1 (card, strip)")] = None,
     lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.003,
     weights: Annotated[Optional[Path], typer.Option(help="start from these weights (fine-tune) "
                                                           "instead of from scratch")] = None,
-    jitter: Annotated[float, typer.Option(help="--kind card: corner noise of the quads, share of the "
+    jitter: Annotated[float, typer.Option(min=0.0, max=0.5, help="--kind card: corner noise of the quads, share of the "
                                                "card's side")] = 0.03,
-    jitter_scale: Annotated[float, typer.Option(help="--kind card: quads scaled by up to 1 +- this")] = 0.04,
+    jitter_scale: Annotated[float, typer.Option(min=0.0, max=0.5, help="--kind card: quads scaled by up to 1 +- this")] = 0.04,
     detector_quads: Annotated[Optional[Path], typer.Option(help="--kind card: take each card's quad from "
                                                                 "this oriented-box detector (ONNX); --kind "
                                                                 "strip: half of the strips' boxes")] = None,
@@ -150,9 +241,23 @@ def classifier(
 ) -> None:
     """Train the card classifier (YOLO11n-cls, 52 cards + joker) and export it to ONNX."""
     try:
-        from nertz.datasets.export import write_dataset
+        from .train import RUNS, export_onnx, merge_classify_sets, require_train_extra, train_classifier
 
-        from .train import RUNS, export_onnx, merge_classify_sets, train_classifier
+        # every argument and the [train] extra first: the data set takes minutes to render
+        if kind not in ("classify", "card", "strip"):
+            raise ValueError(f"--kind is 'classify', 'card' or 'strip', not {kind!r}")
+        check_imgsz(imgsz)
+        check_device(device)
+        check_lr0(lr0)
+        if not resume:
+            for folder in data or []:
+                need_classify_folder(folder)
+            if weights is not None:
+                need_file(weights, "--weights", "weights to fine-tune")
+            if detector_quads is not None and not data:
+                need_file(detector_quads, "--detector-quads", "an oriented-box detector, ONNX")
+        require_train_extra(export=True)
+        from nertz.datasets.export import write_dataset
 
         if not data:
             data = None
@@ -160,8 +265,6 @@ def classifier(
             data = merge_classify_sets(data, RUNS / "data" / "+".join(d.name for d in data))
         else:
             data = data[0]
-        if kind not in ("classify", "card", "strip"):
-            raise ValueError(f"--kind is 'classify', 'card' or 'strip', not {kind!r}")
         card = kind == "card"
         default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
         name = name or default_name
@@ -203,13 +306,15 @@ def classifier(
 @app.command("audit")
 def audit_strips(
     data: Annotated[Optional[Path], typer.Option(help="data.yaml of an audit strip set; default: render one")] = None,
-    images: Annotated[int, typer.Option(help="crops to render when --data is not given (6 per audit scene)")] = 2400,
-    epochs: Annotated[int, typer.Option(help="training epochs")] = 10,
-    imgsz: Annotated[int, typer.Option(help="training crop size, pixels")] = 320,
-    batch: Annotated[int, typer.Option(help="batch size")] = 16,
-    seed: Annotated[int, typer.Option(help="first audit scene's seed (scenes seed .. seed + images/6 - 1, "
+    images: Annotated[int, typer.Option(min=1, help="crops to render when --data is not given (6 per audit "
+                                        "scene)")] = 2400,
+    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 10,
+    imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="training crop size, pixels (a multiple "
+                                       "of 32)")] = 320,
+    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 16,
+    seed: Annotated[int, typer.Option(min=0, max=9999, help="first audit scene's seed (scenes seed .. seed + images/6 - 1, "
                                            "all under 10000) and training seed")] = 1000,
-    workers: Annotated[int, typer.Option(help="processes rendering the data")] = 2,
+    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
     device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
     hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs "
                                                    "(as in `nertz train detector --hours`)")] = None,
@@ -224,14 +329,25 @@ def audit_strips(
     """Train the audit's strip detector (YOLO11n-obb fine-tuned from the card detector on audit
     scenes: the visible part of every spread card) and export it to ONNX."""
     try:
-        from nertz.datasets.audit_export import write_audit_dataset
+        from .train import RUNS, require_train_extra, train_detector
 
-        from .train import RUNS, train_detector
+        # every argument and the [train] extra first: the data set takes minutes to render
+        check_imgsz(imgsz)
+        check_device(device)
+        check_lr0(lr0)
+        if not resume:
+            if data is not None:
+                need_file(data, "--data", "the data.yaml of an audit strip set")
+            need_file(init, "--init", "weights to fine-tune")
+            scenes = -(-images // 6)  # write_audit_dataset's 6 crops a scene
+            if data is None and seed + scenes > 10000:
+                raise ValueError(f"--seed {seed} --images {images}: scene seeds {seed}..{seed + scenes - 1} must lie "
+                                 "under 10000 (seeds from 10000 are the audit's held-out evaluation)")
+        require_train_extra(export=export)
+        from nertz.datasets.audit_export import write_audit_dataset
 
         if data is None and not resume:
             data = write_audit_dataset(images, seed, RUNS / "audit_data" / f"s{seed}", workers=workers, imgsz=imgsz)
-        if not resume and not Path(init).is_file():
-            raise ValueError(f"weights to fine-tune {init} not found")
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
                               optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2, scale=0.25,

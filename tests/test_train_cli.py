@@ -1,0 +1,114 @@
+"""``nertz train``: the [train] extra and every argument are checked before anything is
+rendered or written (rendering a set takes minutes). No training, no torch needed."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nertz.cli import app
+import nertz.vision.train as train
+
+
+@pytest.fixture
+def no_render(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Rendering and training replaced by stubs that record their calls (and write nothing)."""
+    calls: list[str] = []
+    import nertz.datasets.audit_export as audit_export
+    import nertz.datasets.export as export
+
+    def stub(name: str):
+        def f(*args, **kwargs):
+            calls.append(name)
+            raise train.TrainError(f"stub {name} reached")
+        return f
+
+    monkeypatch.setattr(export, "write_dataset", stub("write_dataset"))
+    monkeypatch.setattr(audit_export, "write_audit_dataset", stub("write_audit_dataset"))
+    monkeypatch.setattr(train, "merge_classify_sets", stub("merge_classify_sets"))
+    monkeypatch.setattr(train, "train_detector", stub("train_detector"))
+    monkeypatch.setattr(train, "train_classifier", stub("train_classifier"))
+    return calls
+
+
+def _extra(monkeypatch: pytest.MonkeyPatch, installed: bool) -> None:
+    real = importlib.util.find_spec
+    names = set(train.TRAIN_MODULES + train.EXPORT_MODULES)
+    fake = object()
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: (fake if installed else None) if name in names else real(name, *a))
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, ["train", *args])
+
+
+@pytest.mark.parametrize("command", ["detector", "classifier", "audit"])
+def test_a_missing_train_extra_is_refused_before_rendering(command, no_render, monkeypatch, tmp_path):
+    _extra(monkeypatch, installed=False)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # audit's default --init models/cards_obb.pt
+    r = _run(command)
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error: training needs the [train] extra (torch, ") and "Traceback" not in r.output
+    assert no_render == []
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["classifier", "--imgsz", "-5"], "--imgsz"),  # was cv2.error ... inv_scale_x > 0 after rendering began
+        (["classifier", "--kind", "card", "--imgsz", "100000", "--images", "12"], "--imgsz"),  # 30 GB allocation
+        (["detector", "--imgsz", "100"], "multiple of 32"),
+        (["detector", "--epochs", "0"], "--epochs"),
+        (["detector", "--batch", "0"], "--batch"),
+        (["audit", "--batch", "-1"], "--batch"),
+        (["classifier", "--images", "0"], "--images"),
+        (["detector", "--workers", "0"], "--workers"),
+        (["detector", "--roll-p", "2"], "--roll-p"),
+        (["detector", "--lr0", "0"], "--lr0"),
+        (["detector", "--device", "gpu"], "--device"),
+        (["detector", "--weights", "nope.pt"], "--weights nope.pt: no such file"),
+        (["detector", "--obb", "--init", "nope.pt"], "--init nope.pt: no such file"),
+        (["detector", "--data", "nope/data.yaml"], "--data nope/data.yaml: no such file"),
+        (["classifier", "--data", "nope"], "--data nope: no such folder"),
+        (["classifier", "--kind", "cards"], "--kind is 'classify', 'card' or 'strip'"),
+        (["classifier", "--kind", "card", "--detector-quads", "nope.onnx"], "--detector-quads nope.onnx: no such file"),
+        (["audit", "--init", "nope.pt"], "--init nope.pt: no such file"),
+        (["audit", "--seed", "9999"], "must lie under 10000"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_is_rendered(args, says, no_render, monkeypatch, tmp_path):
+    _extra(monkeypatch, installed=True)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    r = _run(*args)
+    assert r.exit_code == 2, r.output
+    assert says in r.output and "Traceback" not in r.output
+    assert no_render == []
+
+
+def test_a_classify_folder_without_train_is_refused(no_render, monkeypatch, tmp_path):
+    _extra(monkeypatch, installed=True)
+    (tmp_path / "set").mkdir()
+    r = _run("classifier", "--data", str(tmp_path / "set"))
+    assert r.exit_code == 2 and "no train/ folder" in r.output
+    assert no_render == [] and list((tmp_path / "set").iterdir()) == []
+
+
+def test_good_arguments_with_the_extra_go_on_to_render(no_render, monkeypatch):
+    _extra(monkeypatch, installed=True)
+    r = _run("detector", "--images", "12", "--imgsz", "64")
+    assert r.exit_code == 2 and "stub write_dataset reached" in r.output
+    assert no_render == ["write_dataset"]
+
+
+def test_no_export_needs_no_exporters(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "onnxslim" else object() if name in train.TRAIN_MODULES + ("onnx",)
+                        else real(name, *a))
+    train.require_train_extra(export=False)
+    with pytest.raises(train.TrainError, match=r"onnxslim is missing\): pip install -e '\.\[train\]' \(or train with --no-export"):
+        train.require_train_extra(export=True)
