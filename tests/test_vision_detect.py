@@ -214,6 +214,7 @@ def test_train_detector_command_passes_hours_and_device_and_can_skip_the_export(
 
     monkeypatch.setattr(train, "train_detector", fake_train)
     monkeypatch.setattr(train, "export_onnx", fake_export)
+    monkeypatch.setattr(train, "require_train_extra", lambda export=True: None)  # training is stubbed too
     data = tmp_path / "data.yaml"
     data.write_text("names: {0: face}\n")
     r = CliRunner().invoke(app, ["train", "detector", "--obb", "--data", str(data), "--hours", "0.1",
