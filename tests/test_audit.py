@@ -648,3 +648,23 @@ def test_audit_refuses_an_unwritable_out_before_counting(scenes, tmp_path):
                       (tmp_path / "x.txt", "no image format")):
         r = CliRunner().invoke(_cli(), [str(photo), "--table", str(table), "--out", str(out), "--json"])
         assert r.exit_code == 2 and says in r.output and '"type": "audit"' not in r.output
+
+
+def test_a_greyscale_photo_is_refused_not_counted(scenes, tmp_path):
+    """Back colours cannot be told apart in grey: the counts would score the wrong players, so
+    the photo is refused (after the detector found face-down cards in it: it is a photo of the
+    round's end, only without colour)."""
+    sc = scenes[2]
+    tab = tmp_path / "table.json"
+    tab.write_text(json.dumps(sc.table))
+    grey = cv2.cvtColor(sc.frame, cv2.COLOR_BGR2GRAY)
+    for name, img in (("grey8.png", grey), ("grey3.jpg", cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))):
+        cv2.imwrite(str(tmp_path / name), img)
+        r = CliRunner().invoke(_cli(), [str(tmp_path / name), "--table", str(tab), "--json", "--method", "classical"])
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+        assert r.output.startswith("error: the photo is greyscale: the backs' colours"), r.output
+        assert r.stdout == ""
+    colour = tmp_path / "colour.png"
+    cv2.imwrite(str(colour), sc.frame)
+    r = CliRunner().invoke(_cli(), [str(colour), "--table", str(tab), "--json", "--method", "classical"])
+    assert r.exit_code == 0, r.output

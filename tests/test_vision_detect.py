@@ -315,3 +315,43 @@ def test_detect_with_a_table_made_for_another_camera_uses_only_its_back_colours(
     plain = runner.invoke(app, ["detect", str(img), "--json"])
     names = lambda r: sorted(c["label"] for c in json.loads(r.stdout)["cards"] if c["label"] != "back")  # noqa: E731
     assert names(other) == names(plain)
+
+
+def test_is_greyscale_tells_grey_images_from_colour_ones():
+    from nertz.vision.detect import is_greyscale
+
+    grey = np.random.default_rng(0).integers(0, 255, (40, 60), dtype=np.uint8)
+    assert is_greyscale(grey) and is_greyscale(grey[..., None])
+    assert is_greyscale(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))
+    assert is_greyscale((cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR).astype(np.uint16) * 257))  # 16-bit
+    colour = cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
+    colour[10:14, 20:24] = (40, 40, 200)  # one small red pip
+    assert not is_greyscale(colour)
+
+
+@pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
+def test_detect_warns_once_per_greyscale_image_on_stderr_even_with_json(tmp_path):
+    """A greyscale photo read red suits as black (JD as JS at 0.9) without a word: now a
+    warning on standard error, once per image; the JSON lines on standard output stay whole."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    colour = np.full((120, 160, 3), (60, 120, 40), np.uint8)
+    colour[40:80, 60:100] = (40, 40, 210)  # something red
+    grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
+    paths = {"colour": tmp_path / "colour.png", "grey8": tmp_path / "grey8.png", "grey16": tmp_path / "grey16.png",
+             "grey3": tmp_path / "grey3.jpg"}
+    cv2.imwrite(str(paths["colour"]), colour)
+    cv2.imwrite(str(paths["grey8"]), grey)
+    cv2.imwrite(str(paths["grey16"]), grey.astype(np.uint16) * 257)
+    cv2.imwrite(str(paths["grey3"]), cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR))  # three equal channels, JPEG
+    runner = CliRunner()
+    for json_flag in (["--json"], []):
+        r = runner.invoke(app, ["detect", *map(str, paths.values()), *json_flag])
+        assert r.exit_code == 0, r.output
+        warnings = [line for line in r.stderr.splitlines() if "greyscale" in line]
+        assert [w.split(":")[1].strip() for w in warnings] == [str(paths[k]) for k in ("grey8", "grey16", "grey3")]
+        assert all(w.startswith("warning: ") and "red suits cannot be told from black" in w for w in warnings)
+        if json_flag:
+            assert [json.loads(x)["image"] for x in r.stdout.splitlines()] == [str(p) for p in paths.values()]

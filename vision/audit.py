@@ -1558,7 +1558,10 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
     counts table grain, card art or noise as backs; four face-up kings on a wooden table were
     counted 23 red backs), or with more face-up cards in the shared area
     (:func:`face_up_in_shared_area`) than 5 and than the backs counted there. Each count is
-    the median over the frames of a video.
+    the median over the frames of a video. Then a greyscale photo (or a frame of a video:
+    :func:`nertz.vision.detect.is_greyscale`) is refused: the backs' colours, which say whose
+    card each is, cannot be told apart in it, so its counts would score the wrong players
+    (refused rather than warned about: a count is what scores the round).
 
     Raises:
         AuditError: what the photo shows, and what to photograph instead.
@@ -1573,6 +1576,12 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
         raise AuditError(f"the photo shows {faces} face-up cards in the shared area and only {backs} "
                          "face-down: not a photo of the round's end (take it after the call, with the "
                          "foundations turned face down and spread)")
+    from .detect import is_greyscale
+
+    frames = [image] if isinstance(image, np.ndarray) else list(image)
+    if any(is_greyscale(f) for f in frames):
+        raise AuditError("the photo is greyscale: the backs' colours, which say whose card each is, cannot be "
+                         "told apart in it (take a colour photo, or give the counts by hand)")
 
 
 # ------------------------------------------------------------------------------------------

@@ -58,7 +58,8 @@ from .card_axes import CardAxes
 __all__ = ["Detections", "CardRecognizer", "ImageError", "ModelError", "load_image", "save_image", "letterbox",
            "decode_yolo", "decode_obb", "whole_card", "quad_aspect", "WHOLE_TILT_DEG", "TABLE_VIEW_TILT_DEG", "MODELS",
            "DETECTOR_ONNX", "OBB_ONNX", "CLASSIFIER_ONNX", "IDENTIFIER_ONNX", "COVERED_ONNX", "STRIP_ONNX",
-           "default_detector", "refine_quad", "under_hand", "box_points", "SURE_READ"]
+           "default_detector", "refine_quad", "under_hand", "box_points", "SURE_READ", "is_greyscale",
+           "GREY_TOLERANCE"]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_ONNX = MODELS / "cards_det.onnx"
@@ -207,6 +208,32 @@ def _check_size(path: str | Path, size: tuple[int, int] | None) -> None:
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
         raise ImageError(f"{path}: {size[0]}x{size[1]} pixels is too large to read (at most "
                          f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels): scale it down first")
+
+
+GREY_TOLERANCE = 3
+"""Channels that differ by at most this much (0..255) everywhere make a greyscale image (a
+grey JPEG decoded to colour may differ by a level or so in places)."""
+
+
+def is_greyscale(image: np.ndarray) -> bool:
+    """Whether an image carries no colour: one channel, or three (BGR) that differ by at most
+    :data:`GREY_TOLERANCE` at every pixel (a greyscale file of 8 or 16 bits, read by
+    :func:`load_image` as three equal channels). In such an image red suits cannot be told from
+    black ones, nor one back colour from another.
+
+    Args:
+        image: ``(H, W)``, ``(H, W, 1)`` or ``(H, W, 3)``, any dtype (8-bit for the tolerance
+            to mean levels of 255).
+    """
+    if image.ndim == 2 or image.shape[2] == 1:
+        return True
+    if image.size == 0:
+        return False
+    b, g, r = image[..., 0], image[..., 1], image[..., 2]
+    if image.dtype == np.uint8:
+        return int(cv2.absdiff(b, g).max()) <= GREY_TOLERANCE and int(cv2.absdiff(g, r).max()) <= GREY_TOLERANCE
+    bi, gi, ri = (c.astype(np.float64) for c in (b, g, r))
+    return float(np.abs(bi - gi).max()) <= GREY_TOLERANCE and float(np.abs(gi - ri).max()) <= GREY_TOLERANCE
 
 
 def save_image(path: str | Path, image: np.ndarray) -> None:

@@ -15,6 +15,11 @@ backs, and its zones turn each whole card in them the way its player lays it
 (:mod:`nertz.vision.card_axes`). An image whose size the table's polygons do not fit
 (:func:`nertz.vision.sources.table_misfit`: a table made for another camera) gets a warning
 and is read with the back colours only.
+
+A greyscale image (one channel, 8 or 16 bits, or three equal ones:
+:func:`nertz.vision.detect.is_greyscale`) gets a warning on standard error, once, with or
+without ``--json``: red suits cannot be told from black ones in it (a JD is read as a JS), nor
+the backs' colours.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ def detect_command(
     """Find and name the cards in each image."""
     from nertz.referee.files import read_table
 
-    from .detect import CardRecognizer, load_image
+    from .detect import CardRecognizer, is_greyscale, load_image
     from .sources import table_misfit
 
     try:
@@ -68,6 +73,9 @@ def detect_command(
             else:
                 typer.echo(f"error: {e}", err=True)
             continue
+        if is_greyscale(frame):  # on standard error: the JSON lines on standard output stay whole
+            typer.echo(f"warning: {path}: a greyscale image: red suits cannot be told from black ones in it "
+                       "(hearts and diamonds may be named as spades and clubs), nor the backs' colours", err=True)
         misfit = table_misfit(tbl, (frame.shape[1], frame.shape[0])) if axes is not None else None
         if misfit is not None:
             # a table made for another camera would turn the cards lying where its zones are
