@@ -162,6 +162,12 @@ def referee_command(
 
             check_source(spec)  # a mistyped source is the first thing to say
             fail("a table file is needed (--table T.json): make one with nertz calibrate")
+        if out is not None:  # before anything is opened: the source must outlive a mistyped --out
+            from nertz.referee.files import check_not_an_input
+
+            from .sources import source_path
+
+            check_not_an_input(out, [("--source", source_path(spec)), ("--table", table), ("--audit", audit_photo)])
         tbl = read_table(table)
         if tbl.shared_area is None or not tbl.zones:
             fail(f"{table}: the table file needs a shared_area and the players' zones (image pixels): "

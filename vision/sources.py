@@ -55,7 +55,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "source_path", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -556,6 +556,18 @@ def check_source(spec: int | str | Path | None) -> None:
         SourceError: no source given, an unknown URL scheme, or no such file or folder.
     """
     _source_kind(spec)
+
+
+def source_path(spec: int | str | Path | None) -> Path | None:
+    """The file or folder a ``--source`` spec reads (``file://`` URLs included), or None for a
+    webcam index, a stream URL, or a spec that :func:`check_source` refuses. Opens nothing:
+    for a command that must not write its output over its input
+    (:func:`nertz.referee.files.check_not_an_input`)."""
+    try:
+        kind, target = _source_kind(spec, missing_ok=True)
+    except SourceError:
+        return None
+    return None if kind == "live" else Path(target)
 
 
 def _source_kind(spec: int | str | Path | None, missing_ok: bool = False) -> tuple[str, Any]:
