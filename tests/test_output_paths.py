@@ -1,6 +1,8 @@
-"""An output path that is an input: refused with one ``error:`` line (exit status 2) before
-anything is opened, the input left as it was (``nertz referee --source victim.mp4 --out
-victim.mp4`` overwrote the recording it was reading)."""
+"""An output path that is an input, or that no writer can write: refused with one ``error:``
+line (exit status 2) before anything is opened, the input left as it was (``nertz referee
+--source victim.mp4 --out victim.mp4`` overwrote the recording it was reading; ``--out out.txt``
+died with PyAV's traceback after the video was opened). A write that fails mid-run is an
+``error:`` line too, and the round is still scored."""
 
 from __future__ import annotations
 
@@ -70,6 +72,70 @@ def test_referee_refuses_to_write_its_video_over_the_source(clip, tmp_path, out)
     assert r.stderr.startswith("error: --out ") and r.stderr.count("\n") == 1
     assert "is the same file as --source" in r.stderr and r.stdout == ""
     assert digest(victim) == before
+
+
+@pytest.mark.parametrize("out, says", [
+    ("out.txt", "no video format for the extension '.txt'"),
+    ("noext", "no video format for the extension '(none)'"),
+    ("outdir", "a folder"),
+    ("outdir/", "a folder"),
+    ("nowhere/a.mp4", "does not exist"),  # (as before)
+    ("/proc/a.mp4", "cannot be written"),
+])
+def test_referee_refuses_an_out_it_cannot_write_before_reading_a_frame(clip, tmp_path, out, says):
+    (tmp_path / "outdir").mkdir()
+    r = nertz("referee", "--source", str(clip), "--table", TABLE, "--out", out, cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and says in r.stderr
+    assert r.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outdir"]  # nothing left behind
+
+
+def test_check_video_out_takes_the_writers_extensions_in_any_case(tmp_path):
+    from nertz.datasets.video import VideoError, check_video_out
+
+    for name in ("a.mp4", "b.MP4", "c.mkv", "d.MOV", "e.avi"):
+        check_video_out(tmp_path / name)
+    kept = tmp_path / "kept.mp4"
+    kept.write_bytes(b"an earlier video")
+    check_video_out(kept)
+    assert kept.read_bytes() == b"an earlier video"       # looked at, not truncated
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.mp4"]  # the probes removed
+    with pytest.raises(VideoError, match="extension '.webm'"):
+        check_video_out(tmp_path / "x.webm")
+
+
+def test_a_write_failure_mid_run_is_an_error_line_and_the_round_is_still_scored(clip, tmp_path, monkeypatch):
+    """A full disk while the overlay video is written: one error line at once, the round refereed
+    to its end and scored, exit status 2 (the video asked for is not whole)."""
+    from typer.testing import CliRunner
+
+    import nertz.datasets.video as video
+    from nertz.cli import app
+
+    class FullDisk:
+        def __init__(self) -> None:
+            self.frames = 0
+
+        def write(self, frame: np.ndarray) -> None:
+            self.frames += 1
+            if self.frames == 5:
+                raise video.VideoError("out.mp4: the video cannot be written (No space left on device)")
+
+        def close(self) -> None:
+            raise video.VideoError("out.mp4: the video cannot be written (No space left on device)")
+
+    writer = FullDisk()
+    monkeypatch.setattr(video, "open_writer", lambda *a, **k: writer)
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", TABLE, "--call", "red@0.9",
+                                 "--nertz-left", "blue=9", "--nertz-left", "green=9", "--json",
+                                 "--out", str(tmp_path / "out.mp4")])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.count("error: ") == 1 and "No space left on device" in r.stderr
+    assert "refereed on without it" in r.stderr
+    assert writer.frames == 5  # not written on after the failure
+    result = json.loads(r.stdout.splitlines()[-1])
+    assert result["type"] == "result" and result["caller"] == "red"
 
 
 def test_audit_refuses_to_draw_over_its_photo(tmp_path):

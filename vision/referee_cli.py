@@ -163,11 +163,13 @@ def referee_command(
             check_source(spec)  # a mistyped source is the first thing to say
             fail("a table file is needed (--table T.json): make one with nertz calibrate")
         if out is not None:  # before anything is opened: the source must outlive a mistyped --out
+            from nertz.datasets.video import check_video_out
             from nertz.referee.files import check_not_an_input
 
             from .sources import source_path
 
             check_not_an_input(out, [("--source", source_path(spec)), ("--table", table), ("--audit", audit_photo)])
+            check_video_out(out)
         tbl = read_table(table)
         if tbl.shared_area is None or not tbl.zones:
             fail(f"{table}: the table file needs a shared_area and the players' zones (image pixels): "
@@ -238,11 +240,16 @@ def referee_command(
     pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts,
                            counts_from_video=audit_image is None)
     writer = None
+    write_failed: str | None = None  # why the overlay video could not be written (the round goes on)
     result: dict[str, Any]
     try:
         if out is not None:
-            from nertz.datasets.video import open_writer
-            writer = open_writer(out, int(round(fps)), src.size)
+            from nertz.datasets.video import VideoError, open_writer
+            try:
+                writer = open_writer(out, int(round(fps)), src.size)
+            except VideoError:
+                src.close()
+                raise
         from rich.progress import Progress
 
         console = _stderr_console()
@@ -258,7 +265,12 @@ def referee_command(
                     shown = draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t,
                                          pipe.nertz_piles.snapshot())
                     if writer is not None:
-                        writer.write(shown)
+                        try:
+                            writer.write(shown)
+                        except VideoError as exc:  # a full disk: say so now, referee the round to its end
+                            write_failed = str(exc)
+                            typer.echo(f"error: {write_failed}; the round is refereed on without it", err=True)
+                            writer = _close_quietly(writer)
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
@@ -276,7 +288,11 @@ def referee_command(
         return
     finally:
         if writer is not None:
-            writer.close()
+            try:
+                writer.close()
+            except NertzError as exc:  # (the last frames could not be flushed)
+                write_failed = str(exc)
+                typer.echo(f"error: {write_failed}", err=True)
     if pipe.video_counts:
         way = {True: "from the pile's top cards", False: "from the spread"}
         typer.echo("Nertz cards left, counted from the video: "
@@ -295,8 +311,19 @@ def referee_command(
         if rec is not None:
             typer.echo(f"\nBack count ({audit_photo}):")
             typer.echo(format_reconciliation(rec))
-        if out is not None:
+        if out is not None and write_failed is None:
             typer.echo(f"\nwrote {out}")
+    if write_failed is not None:  # the round is scored above; the video asked for is not whole
+        raise typer.Exit(2)
+
+
+def _close_quietly(writer: Any) -> None:
+    """Close a video writer that failed, ignoring its own failure to finish the file; None."""
+    try:
+        writer.close()
+    except NertzError:
+        pass
+    return None
 
 
 def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool) -> Any:
