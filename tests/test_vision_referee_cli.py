@@ -264,3 +264,28 @@ def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
 def test_bench_refuses_seconds_that_are_not_positive(seconds):
     r = nertz("bench", "--seconds", seconds)
     assert r.returncode == 2 and r.stderr.startswith(f"error: --seconds {seconds}") and r.stdout == ""
+
+
+def test_bench_reports_a_missing_source_before_asking_for_a_table():
+    r = nertz("bench", "--source", "nosuch.mp4")
+    assert r.returncode == 2 and r.stderr.startswith("error: nosuch.mp4: no such file") and r.stderr.count("\n") == 1
+
+
+def test_bench_text_says_no_plays_seen_rather_than_none(monkeypatch):
+    """A few frames with no play in them (a folder, --seconds 1): the latency line printed
+    'median None s, max None s (0 plays)'."""
+    from typer.testing import CliRunner
+
+    import nertz.vision.bench_cli as bench_cli
+    from nertz.cli import app
+
+    figures = {"frames": 2, "looks": 1, "media_s": 0.0, "wall_s": 0.25, "realtime_ratio": None,
+               "look_ms_median": 214.1, "event_latency_s_median": None, "event_latency_s_max": None,
+               "cores": 2, "load_1min": 0.5, "stride": 3, "frame_size": "1280x720", "plays": 0}
+    monkeypatch.setattr(bench_cli, "bench_pipeline", lambda *a, **k: dict(figures))
+    r = CliRunner().invoke(app, ["bench", "--source", str(SAMPLE / "clip.mp4"), "--table", str(SAMPLE / "table.json")])
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.stdout
+    assert "event latency after the card lands: no plays seen" in r.stdout
+    assert bench_cli.latency_line({**figures, "plays": 3, "event_latency_s_median": 0.4, "event_latency_s_max": 0.9}) \
+        == "event latency after the card lands: median 0.4 s, max 0.9 s (3 plays)"
