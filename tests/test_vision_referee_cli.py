@@ -60,6 +60,8 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     (["--nertz-left", "blue=14"], "holds 13 cards at most"),  # refused before the video, not after it
     (["--nertz-left", "blue=²"], "NAME=N"),  # a digit to str.isdigit(), not to int()
     (["--nertz-left", "blue=3", "--nertz-left", "blue=4"], "gives blue twice"),
+    (["--call", "red@1_0"], "NAME@SECONDS"),  # 10 s to float()
+    (["--call", "red@\u0663"], "NAME@SECONDS"),  # an Arabic-Indic 3: 3 s to float()
 ])
 def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     r = nertz("referee", *args)
@@ -289,3 +291,18 @@ def test_bench_text_says_no_plays_seen_rather_than_none(monkeypatch):
     assert "event latency after the card lands: no plays seen" in r.stdout
     assert bench_cli.latency_line({**figures, "plays": 3, "event_latency_s_median": 0.4, "event_latency_s_max": 0.9}) \
         == "event latency after the card lands: median 0.4 s, max 0.9 s (3 plays)"
+
+
+def test_call_seconds_and_counts_are_ascii_digits_only():
+    from nertz.referee.errors import NertzError
+    from nertz.vision.referee_cli import parse_call, parse_number
+
+    assert parse_call("red@81.2") == ("red", 81.2) and parse_call("a@b@3") == ("a@b", 3.0)
+    assert parse_call("red@.5") == ("red", 0.5) and parse_call("red@7.") == ("red", 7.0)
+    for bad in ("red@1_0", "red@\u0663", "red@1e2", "red@inf", "red@nan", "red@", "@3", "red@+3", "red@0x10"):
+        with pytest.raises(NertzError, match="NAME@SECONDS"):
+            parse_call(bad)
+    with pytest.raises(NertzError, match="must not be negative"):
+        parse_call("red@-5")
+    assert parse_number(" 3 ") == 3 and parse_number("-3") == -3
+    assert [parse_number(x) for x in ("1_0", "\u0663", "\u00b2", "3.0", "")] == [None] * 5

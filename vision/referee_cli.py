@@ -23,7 +23,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_table
 from nertz.referee.report import format_reconciliation, format_scoreboard, format_time
 
-__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe", "key_to_call"]
+__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "parse_number", "describe", "key_to_call"]
 
 SAMPLE_ROUND = "round-3p"
 """The bundled sample round (``datasets/samples/<name>/``) refereed when no source is given."""
@@ -38,20 +38,34 @@ def sample_path(filename: str, name: str = SAMPLE_ROUND) -> Path:
     return bundled_file("samples", name, filename)
 
 
+_COUNT = re.compile(r"-?[0-9]+")
+_SECONDS = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def parse_number(text: str, decimals: bool = False) -> float | int | None:
+    """A number as a user types it on the command line: ASCII digits, an optional leading minus
+    and, with ``decimals``, one decimal point (``"3"``, ``"81.2"``, ``".5"``, ``"-5"``); spaces
+    around it are ignored. Returns an int (a float with ``decimals``), or None for anything
+    else: ``int()`` and ``float()`` also take ``"1_0"`` (10), Unicode digits (``"٣"``, 3),
+    exponents and ``"inf"``, none of which a user means by a count or a time."""
+    text = text.strip()
+    if not (_SECONDS if decimals else _COUNT).fullmatch(text):
+        return None
+    return float(text) if decimals else int(text)
+
+
 def parse_call(text: str) -> tuple[str, float]:
-    """``"red@81.2"`` -> ``("red", 81.2)``.
+    """``"red@81.2"`` -> ``("red", 81.2)``: a player's name and seconds of media (ASCII digits
+    with an optional decimal point, :func:`parse_number`).
 
     Raises:
-        NertzError: not ``NAME@SECONDS`` with a finite, non-negative number.
+        NertzError: not ``NAME@SECONDS`` with a non-negative number written that way.
     """
     name, sep, when = text.rpartition("@")
-    try:
-        t = float(when)
-    except ValueError:
-        t = float("nan")
-    if sep and name and t < 0:
+    t = parse_number(when, decimals=True)
+    if sep and name and t is not None and t < 0:
         raise NertzError(f"--call {text!r}: the time must not be negative (seconds of media from the start)")
-    if not sep or not name or not (t >= 0 and t < float("inf")):
+    if not sep or not name or t is None:
         raise NertzError(f"--call {text!r}: write it as NAME@SECONDS, e.g. red@81.2")
     return name, t
 
@@ -176,14 +190,15 @@ def referee_command(
                  "make one with nertz calibrate")
         counts: dict[str, int] = {}
         for item in nertz_left or []:
-            name, sep, n = item.partition("=")
-            if sep and re.fullmatch(r"-[0-9]+", n.strip()):
+            name, sep, text = item.partition("=")
+            n = parse_number(text)  # not isdigit(): "²" is a digit to it
+            if sep and n is not None and n < 0:
                 fail(f"--nertz-left {item!r}: a count of cards cannot be negative")
-            if not sep or not re.fullmatch(r"[0-9]+", n.strip()):  # not isdigit(): "²" is a digit to it
+            if not sep or n is None:
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
-            if name in counts and counts[name] != int(n):
+            if name in counts and counts[name] != n:
                 fail(f"--nertz-left gives {name} twice ({name}={counts[name]} and {item}): give one count a player")
-            counts[name] = int(n)
+            counts[name] = n
         if show and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             fail("--show needs a display (no DISPLAY or WAYLAND_DISPLAY here): use --out to write the overlay video instead")
         for name in [c[0] for c in calls] + list(counts):
