@@ -31,7 +31,8 @@ chunks in order (at most ``2 * workers`` in flight, so memory stays bounded) and
 them into the one video file. ``python -m nertz.datasets.video`` prints the figures.
 
 Public API: :func:`render_round`, :class:`RenderReport`, :func:`merged_table`,
-:func:`parse_resolution`, :func:`frame_count`, :data:`CODECS`, :class:`VideoError`.
+:func:`parse_resolution`, :func:`frame_count`, :func:`open_writer`, :func:`check_video_out`,
+:data:`CODECS`, :data:`VIDEO_EXTENSIONS`, :class:`VideoError`.
 """
 
 from __future__ import annotations
@@ -58,13 +59,17 @@ from nertz.referee.table import Table
 from .sim import SimRound
 
 __all__ = ["CODECS", "RenderReport", "render_round", "merged_table", "parse_resolution", "scene_players",
-           "frame_count", "VideoError", "open_writer", "ROUND_FILES"]
+           "frame_count", "VideoError", "open_writer", "check_video_out", "VIDEO_EXTENSIONS", "ROUND_FILES"]
 
 CODECS = ("mp4v", "h264")
 """Video codecs: ``mp4v`` (OpenCV VideoWriter, MPEG-4 Part 2) and ``h264`` (PyAV libx264, CRF)."""
 ROUND_FILES = frozenset({"clip.mp4", "labels.jsonl", "labels.jsonl.gz", "table.json", "events.jsonl", "result.json",
                          "meta.json", "clip.partial.mp4", "labels.partial.jsonl", "labels.partial.jsonl.gz"})
 """The names :func:`render_round` writes in a round folder (the partial ones while it renders)."""
+VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mkv", ".mov", ".avi")
+"""File name endings (any case) :func:`open_writer` writes with both codecs (FFmpeg picks the
+container from it); others (``.webm``, ``.gif``, ``.flv``: containers that refuse H.264 or
+MPEG-4, or none at all) are refused by :func:`check_video_out`."""
 
 
 class VideoError(NertzError):
@@ -195,7 +200,11 @@ class _AvWriter:
         except ImportError:
             raise VideoError("codec h264 needs PyAV: pip install av (or use --codec mp4v)") from None
         self.av = av
-        self.c = av.open(str(path), "w")
+        self.path = path
+        try:
+            self.c = av.open(str(path), "w")
+        except (av.error.FFmpegError, OSError, ValueError) as exc:  # (ValueError: no container for the name)
+            raise VideoError(f"{path}: the video cannot be written ({_why(exc)})") from None
         self.s = self.c.add_stream("libx264", rate=fps)
         self.s.width, self.s.height = size
         self.s.pix_fmt = "yuv420p"
@@ -203,13 +212,54 @@ class _AvWriter:
         self.s.options = {"crf": str(crf), "preset": "fast", "threads": "1"}
 
     def write(self, frame: np.ndarray) -> None:
-        for p in self.s.encode(self.av.VideoFrame.from_ndarray(frame, format="bgr24")):
-            self.c.mux(p)
+        try:
+            for p in self.s.encode(self.av.VideoFrame.from_ndarray(frame, format="bgr24")):
+                self.c.mux(p)
+        except (self.av.error.FFmpegError, OSError) as exc:  # a full disk, a folder gone
+            raise VideoError(f"{self.path}: the video cannot be written ({_why(exc)})") from None
 
     def close(self) -> None:
-        for p in self.s.encode():
-            self.c.mux(p)
-        self.c.close()
+        try:
+            for p in self.s.encode():
+                self.c.mux(p)
+        except (self.av.error.FFmpegError, OSError) as exc:
+            raise VideoError(f"{self.path}: the video cannot be written ({_why(exc)})") from None
+        finally:
+            self.c.close()
+
+
+def _why(exc: BaseException) -> str:
+    """An I/O error's reason without its errno and path (``No space left on device``)."""
+    return str(getattr(exc, "strerror", None) or exc)
+
+
+def check_video_out(path: str | Path) -> None:
+    """Check, before any frame is read or rendered, that :func:`open_writer` can write a video
+    at ``path``: not a folder (nor a name ending in a path separator), a name ending in one of
+    :data:`VIDEO_EXTENSIONS`, an existing folder, and a file that can be opened for writing
+    there (tried by opening it to append, which leaves an existing file as it is; a file it
+    creates is removed again).
+
+    Raises:
+        VideoError: the reason, naming ``path`` and what to give instead.
+    """
+    p = Path(path)
+    if p.is_dir() or str(path).endswith(("/", os.sep)):
+        raise VideoError(f"{path}: a folder; --out names the video file to write, e.g. annotated.mp4")
+    if p.suffix.lower() not in VIDEO_EXTENSIONS:
+        raise VideoError(f"{path}: no video format for the extension {p.suffix or '(none)'!r}; end the name in "
+                         f"{', '.join(VIDEO_EXTENSIONS)}")
+    parent = p.resolve().parent
+    if not parent.is_dir():
+        raise VideoError(f"{path}: the folder {parent} does not exist")
+    existed = p.exists()
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        raise VideoError(f"{path}: cannot be written ({_why(exc)})") from None
+    if not existed:
+        p.unlink(missing_ok=True)
 
 
 def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = "auto", crf: int = 25) -> Any:
@@ -220,13 +270,15 @@ def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = 
         codec: ``"h264"`` (PyAV, the optional extra ``video``), ``"mp4v"`` (OpenCV's own, 5 to
             10 times larger) or ``"auto"`` (h264 when PyAV is installed, else mp4v).
 
+    The writers' ``write`` and ``close`` raise :class:`VideoError` when the file cannot be
+    written on (a full disk).
+
     Raises:
-        VideoError: the writer cannot be opened (its folder is missing, or PyAV is missing for
-            h264).
+        VideoError: the writer cannot be opened (:func:`check_video_out`: a folder, an
+            extension of no video format, a missing or unwritable folder; or PyAV is missing
+            for h264).
     """
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise VideoError(f"{path}: the folder {parent} does not exist")
+    check_video_out(path)
     if codec == "auto":
         try:
             import av  # noqa: F401

@@ -6,6 +6,8 @@ The only module of :mod:`nertz.referee` that does I/O; the rules themselves neve
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from nertz.referee.events import parse_event
 from nertz.referee.round import Round, players_in
 from nertz.referee.table import Table
 
-__all__ = ["read_table", "read_event_log", "load_round", "MAX_LOG_BYTES"]
+__all__ = ["read_table", "read_event_log", "load_round", "same_file", "check_not_an_input", "MAX_LOG_BYTES"]
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """The largest event log or table file read (bytes); a round's log is a few hundred kB."""
@@ -107,3 +109,39 @@ def load_round(log_path: str | Path, table_path: str | Path | None = None) -> Ro
     except EventError as exc:
         raise NertzError(f"{log_path}: {exc}") from None
     return game
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """True when the paths ``a`` and ``b`` name one file: :func:`os.path.samefile` (same device
+    and inode: ``x.mp4`` and ``./x.mp4``, a hard link, a symbolic link) when both exist, else
+    their resolved absolute paths (symbolic links followed, ``..`` removed) compare equal.
+    A path that cannot be examined (no permission) compares by its resolved path."""
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError):  # (RuntimeError: a symbolic link loop, before Python 3.13)
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def check_not_an_input(out: str | Path, inputs: Iterable[tuple[str, str | Path | None]],
+                       option: str = "--out") -> None:
+    """Refuse an output path that is one of the command's input files, before anything is
+    opened: writing it would destroy the input while it is read (``nertz referee --source
+    round.mp4 --out round.mp4`` overwrote the recording it was refereeing).
+
+    Args:
+        out: the file the command would write (as the user typed it).
+        inputs: ``(what, path)`` pairs, ``what`` naming the input for the message
+            (``"--source"``, ``"the image"``); a None path (not given, or not a file: a
+            camera, a URL) is skipped.
+        option: the option that named ``out``, for the message.
+
+    Raises:
+        NertzError: ``out`` is the same file as an input (:func:`same_file`); the message names
+            both and says to give another name.
+    """
+    for what, path in inputs:
+        if path is not None and same_file(out, path):
+            raise NertzError(f"{option} {out} is the same file as {what} {path}: writing it would destroy "
+                             f"that input while it is read; give {option} another file name")

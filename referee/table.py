@@ -10,7 +10,10 @@ The format is the contract of ``shared/DESIGN.md``::
 
 Every rules key is optional. Additive keys of this project: a player may list its partners
 (``"members": ["ann", "bob"]``) when ``rules.partnerships`` is on, and a back ``"pattern"``
-name. Other top-level keys (calibration data) are kept and ignored here.
+name. Other top-level keys (calibration data) are kept and ignored here, but for
+``calibration``: when given it must be an object, and its ``frame_size`` (the frames the table
+was calibrated on, which the camera's frames must match) ``[width, height]``, two positive whole
+numbers.
 
 Validation is strict where a mistake would silently change a score: unknown rules keys,
 duplicate names, missing or malformed back colours, two back colours too close to tell
@@ -22,13 +25,14 @@ says what to fix.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from nertz.referee.errors import TableError
-from nertz.referee.jsonvalues import FiniteNumber, JsonBool, WholeNumber, whole_number
+from nertz.referee.jsonvalues import FiniteNumber, JsonBool, WholeNumber, describe_json, whole_number
 
 __all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "MAX_TARGET", "hex_to_lab", "delta_e",
            "polygon_overlap"]
@@ -154,6 +158,32 @@ class Table(BaseModel):
                     raise ValueError(
                         f"player {who} has no back colour: register the deck's back (`nertz calibrate`) or "
                         f"write \"back\": \"#rrggbb\" for it")
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _calibration_frame_size(cls, data: Any) -> Any:
+        # kept as written (an extra key), but checked: a frame size the readers cannot use was
+        # silently ignored, and with it the check that the table fits the camera's frames
+        cal = data.get("calibration") if isinstance(data, dict) else None
+        if cal is None:
+            return data
+        if not isinstance(cal, dict):
+            raise ValueError(f"calibration: must be an object (as nertz calibrate writes it), not {describe_json(cal)}")
+        if "frame_size" not in cal:
+            return data
+        size = cal["frame_size"]
+        if not isinstance(size, (list, tuple)):
+            found = describe_json(size)
+        elif len(size) != 2:
+            found = f"a list of {len(size)}"
+        else:
+            bad = [v for v in size if not (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v > 0)]
+            found = f"{describe_json(bad[0])} in it" if bad else None
+        if found is not None:
+            raise ValueError(f"calibration.frame_size: must be [width, height], two whole numbers of pixels above 0 "
+                             f"(the size of the frames the table was calibrated on, e.g. [1280, 720]), not {found}: "
+                             "correct it, or remove it")
         return data
 
     @model_validator(mode="after")

@@ -586,3 +586,12 @@ def test_a_back_count_is_compared_with_the_live_round_without_changing_it(tmp_pa
 def test_a_bad_back_count_is_422(tmp_path: Path, body: Any) -> None:
     r = _client(tmp_path).post("/api/round/audit", json=body)
     assert r.status_code == 422, r.text
+
+
+def test_the_pages_answer_head_as_get_without_a_body(tmp_path: Path) -> None:
+    """HEAD / (link checkers, uptime probes, curl -I) was 405 while GET / worked."""
+    with _client(tmp_path) as c:
+        for path in ("/", "/docs"):
+            get, head = c.get(path), c.head(path)
+            assert get.status_code == 200 and head.status_code == 200, path
+            assert head.headers["content-type"] == get.headers["content-type"] and head.content == b""

@@ -294,6 +294,15 @@ def test_serve_with_a_db_in_a_missing_folder_names_the_folder(tmp_path: Path) ->
     assert f"no folder {tmp_path / 'nowhere'}" in r.stderr and ".lock" not in r.stderr
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc, where no file can be made")
+def test_serve_with_a_db_where_no_file_can_be_made_names_the_db_and_why() -> None:
+    # "error: /proc/x.sqlite3.lock: No such file or directory": the lock file, not the store
+    r = subprocess.run([str(NERTZ), "serve", "--port", "0", "--db", "/proc/x.sqlite3"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("error: --db /proc/x.sqlite3: the store cannot be kept there (")
+
+
 # -- the main file alone (a backup copy) ------------------------------------------------------
 
 

@@ -48,6 +48,16 @@ def test_defaults_are_the_documented_ones():
         (base(rules={"tie_window": float("nan")}), "rules.tie_window: NaN is not a finite number"),
         (base(rules={"in_air_grace": float("inf")}), "rules.in_air_grace: Infinity is not a finite number"),
         (base(shared_area=[[0, 0], [10, 0], [10, "10"]]), "shared_area.2.1: must be a number, not the text '10'"),
+        # the frame size the camera's frames must have: it was ignored when the readers could not use it
+        (base(calibration={"frame_size": "big"}), "calibration.frame_size: must be [width, height], two whole "
+                                                  "numbers of pixels above 0"),
+        (base(calibration={"frame_size": "big"}), "not the text 'big': correct it, or remove it"),
+        (base(calibration={"frame_size": [1280]}), "calibration.frame_size: must be [width, height]"),
+        (base(calibration={"frame_size": [1280, 0]}), "not 0 in it"),
+        (base(calibration={"frame_size": [1280, 720.5]}), "not 720.5 in it"),
+        (base(calibration={"frame_size": [True, 720]}), "not true in it"),
+        (base(calibration={"frame_size": None}), "not null"),
+        (base(calibration="layouts"), "calibration: must be an object"),
     ],
 )
 def test_invalid_tables_say_what_to_fix(data, fragment):
@@ -95,3 +105,11 @@ def test_json_numbers_and_booleans_are_taken_as_written():
                                         "stock_turn": 1})).rules
     assert (rules.target, rules.jokers, rules.tie_window, rules.in_air_grace, rules.stock_turn) == (MAX_TARGET, True, 0.0, 2.0, 1)
     assert isinstance(rules.tie_window, float) and isinstance(rules.in_air_grace, float)
+
+
+def test_a_calibration_with_a_usable_frame_size_or_none_is_kept_as_written():
+    import numpy as np
+
+    for cal in ({"method": "layouts", "frame_size": [1280, 720]}, {"method": "manual"},
+                {"frame_size": [np.int64(1920), np.int64(1080)]}):  # (in-process callers' numbers)
+        assert Table.from_dict(base(calibration=cal)).model_extra["calibration"] == cal

@@ -60,6 +60,8 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     (["--nertz-left", "blue=14"], "holds 13 cards at most"),  # refused before the video, not after it
     (["--nertz-left", "blue=²"], "NAME=N"),  # a digit to str.isdigit(), not to int()
     (["--nertz-left", "blue=3", "--nertz-left", "blue=4"], "gives blue twice"),
+    (["--call", "red@1_0"], "NAME@SECONDS"),  # 10 s to float()
+    (["--call", "red@\u0663"], "NAME@SECONDS"),  # an Arabic-Indic 3: 3 s to float()
 ])
 def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     r = nertz("referee", *args)
@@ -264,3 +266,43 @@ def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
 def test_bench_refuses_seconds_that_are_not_positive(seconds):
     r = nertz("bench", "--seconds", seconds)
     assert r.returncode == 2 and r.stderr.startswith(f"error: --seconds {seconds}") and r.stdout == ""
+
+
+def test_bench_reports_a_missing_source_before_asking_for_a_table():
+    r = nertz("bench", "--source", "nosuch.mp4")
+    assert r.returncode == 2 and r.stderr.startswith("error: nosuch.mp4: no such file") and r.stderr.count("\n") == 1
+
+
+def test_bench_text_says_no_plays_seen_rather_than_none(monkeypatch):
+    """A few frames with no play in them (a folder, --seconds 1): the latency line printed
+    'median None s, max None s (0 plays)'."""
+    from typer.testing import CliRunner
+
+    import nertz.vision.bench_cli as bench_cli
+    from nertz.cli import app
+
+    figures = {"frames": 2, "looks": 1, "media_s": 0.0, "wall_s": 0.25, "realtime_ratio": None,
+               "look_ms_median": 214.1, "event_latency_s_median": None, "event_latency_s_max": None,
+               "cores": 2, "load_1min": 0.5, "stride": 3, "frame_size": "1280x720", "plays": 0}
+    monkeypatch.setattr(bench_cli, "bench_pipeline", lambda *a, **k: dict(figures))
+    r = CliRunner().invoke(app, ["bench", "--source", str(SAMPLE / "clip.mp4"), "--table", str(SAMPLE / "table.json")])
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.stdout
+    assert "event latency after the card lands: no plays seen" in r.stdout
+    assert bench_cli.latency_line({**figures, "plays": 3, "event_latency_s_median": 0.4, "event_latency_s_max": 0.9}) \
+        == "event latency after the card lands: median 0.4 s, max 0.9 s (3 plays)"
+
+
+def test_call_seconds_and_counts_are_ascii_digits_only():
+    from nertz.referee.errors import NertzError
+    from nertz.vision.referee_cli import parse_call, parse_number
+
+    assert parse_call("red@81.2") == ("red", 81.2) and parse_call("a@b@3") == ("a@b", 3.0)
+    assert parse_call("red@.5") == ("red", 0.5) and parse_call("red@7.") == ("red", 7.0)
+    for bad in ("red@1_0", "red@\u0663", "red@1e2", "red@inf", "red@nan", "red@", "@3", "red@+3", "red@0x10"):
+        with pytest.raises(NertzError, match="NAME@SECONDS"):
+            parse_call(bad)
+    with pytest.raises(NertzError, match="must not be negative"):
+        parse_call("red@-5")
+    assert parse_number(" 3 ") == 3 and parse_number("-3") == -3
+    assert [parse_number(x) for x in ("1_0", "\u0663", "\u00b2", "3.0", "")] == [None] * 5

@@ -5,6 +5,7 @@ no network."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -208,3 +209,93 @@ def test_check_source_says_what_is_wrong_without_opening_anything(tmp_path):
                       ("ftp://host/x.mp4", "unknown URL scheme"), (str(tmp_path / "nope.mp4"), "no such file")):
         with pytest.raises(SourceError, match=says):
             check_source(bad)
+
+
+class TimedCapture:
+    """A cv2.VideoCapture double that reports the decoder's time: ``script`` items are
+    ``(image, msec)`` or None (a failed read), read in turn whatever is seeked (as a decoder
+    that cannot get past a cut in the file)."""
+
+    def __init__(self, script, count):
+        self.script, self.count, self.reads, self.msec = list(script), count, 0, 0.0
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        self.reads += 1
+        if not self.script:
+            return False, None
+        item = self.script.pop(0)
+        if item is None:
+            return False, None
+        self.msec = item[1]
+        return True, item[0]
+
+    def get(self, prop):
+        return {cv2.CAP_PROP_FPS: 10.0, cv2.CAP_PROP_FRAME_COUNT: self.count, cv2.CAP_PROP_FRAME_WIDTH: W,
+                cv2.CAP_PROP_FRAME_HEIGHT: H, cv2.CAP_PROP_POS_MSEC: self.msec}.get(prop, 0.0)
+
+    def set(self, prop, value):
+        return True
+
+    def release(self):
+        pass
+
+
+def test_a_cut_whose_decoder_hands_back_stale_frames_is_the_end_in_one_warning(caplog):
+    """A truncated H.264 file: after the cut each failed read is followed by the last pictures
+    again, their time frozen. Before, each stale "success" reset the in-a-row count: hundreds of
+    warnings, the same frames refereed again and again to the announced end."""
+    good = [(_img(i), 100.0 * i) for i in range(10)]
+    stale = [None, (_img(9), 900.0), (_img(9), 900.0)] * 100
+    cap = TimedCapture(good + stale, count=310)
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        with VideoFileSource("cut.mp4", max_bad_frames=6, capture_factory=lambda p: cap) as src:
+            frames = list(src)
+    assert [f.index for f in frames] == list(range(10))
+    assert cap.reads <= 10 + 6 + 1  # stopped at the cut, not read to the announced end
+    warnings = [r.getMessage() for r in caplog.records]
+    assert warnings == ["cut.mp4: truncated at frame 10 (1.0 s) of the 310 it announces: the frames after it "
+                        "cannot be read; stopping here"]
+
+
+def test_corrupt_frames_between_frames_whose_time_advances_are_skipped_one_warning_each(caplog):
+    script = [(_img(i), 100.0 * i) for i in range(40)]
+    script[5] = None
+    script[20] = script[21] = None
+    cap = TimedCapture(script, count=40)
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        frames = list(VideoFileSource("damaged.mp4", max_bad_frames=3, capture_factory=lambda p: cap))
+    assert [f.index for f in frames] == [i for i in range(40) if i not in (5, 20, 21)]
+    assert [r.getMessage() for r in caplog.records] == [
+        "damaged.mp4: frame 5 cannot be decoded (corrupt?); skipped",
+        "damaged.mp4: frames 20-21 cannot be decoded (corrupt?); skipped"]
+
+
+def test_a_truncated_faststart_h264_file_ends_at_the_cut_with_one_warning(tmp_path, caplog):
+    """The newcomer's file: the sample round (H.264) remuxed with its index first (faststart, as
+    phones and web uploads write it) and cut short: the frames before the cut, then one
+    ``truncated at frame N`` warning, not a warning for every frame to the announced end."""
+    av = pytest.importorskip("av")
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p" / "clip.mp4"
+    whole = tmp_path / "faststart.mp4"
+    with av.open(str(sample)) as inp, av.open(str(whole), "w", options={"movflags": "faststart"}) as out:
+        stream = out.add_stream_from_template(inp.streams.video[0])
+        for packet in inp.demux(inp.streams.video[0]):
+            if packet.dts is None:
+                continue
+            if packet.pts * packet.time_base >= 4:  # the first 4 s: 120 frames
+                break
+            packet.stream = stream
+            out.mux(packet)
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        with open_source(cut) as src:
+            frames = list(src)
+    assert src.frame_count == 120 and 30 < len(frames) < 110
+    assert src.skipped <= 25  # the default max_bad_frames
+    assert [f.t for f in frames] == sorted({f.t for f in frames})  # time never frozen
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and "truncated at frame" in warnings[0], warnings

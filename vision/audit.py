@@ -1704,6 +1704,14 @@ def audit_command(
     if table is None:
         fail("--table T.json is required: the audit needs the players' back colours")
     if out is not None:  # before the count: a result printed beside a failure status is no result
+        from nertz.referee.files import check_not_an_input
+
+        from .sources import source_path
+
+        try:  # (the photo itself: --out photo.png would draw the strips over it)
+            check_not_an_input(out, [("the image", image), ("--source", source_path(source)), ("--table", table)])
+        except NertzError as e:
+            fail(str(e))
         if Path(out).is_dir():
             fail(f"{out}: a folder; --out names the image file to write (.png or .jpg)")
         if not cv2.haveImageWriter(str(out)):

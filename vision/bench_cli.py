@@ -22,7 +22,7 @@ import typer
 
 from nertz.referee.errors import NertzError
 
-__all__ = ["bench_command", "bench_pipeline"]
+__all__ = ["bench_command", "bench_pipeline", "latency_line"]
 
 
 def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | None = None) -> dict[str, Any]:
@@ -72,6 +72,9 @@ def bench_command(
         if source is None:
             source, table = str(sample_path("clip.mp4")), table or sample_path("table.json")
         if table is None:
+            from .sources import check_source
+
+            check_source(source)  # a mistyped source is the first thing to say (as nertz referee does)
             raise NertzError("a table file is needed (--table T.json)")
         figures = bench_pipeline(source, table, stride, seconds)
         if recognizer:
@@ -88,8 +91,23 @@ def bench_command(
     typer.echo(f"machine: {f['cores']} cores, load average {f['load_1min']} before the run (figures are only meaningful when idle)")
     typer.echo(f"video: {f['frame_size']}, {f['frames']} frames, {f['media_s']} s of media; looked at 1 frame in "
                f"{f['stride']} ({f['looks']} looks)")
-    typer.echo(f"processing: {f['wall_s']} s = {f['realtime_ratio']} x media time "
-               f"({'keeps up' if (f['realtime_ratio'] or 9) <= 1 else 'does NOT keep up'} with a live source)")
-    typer.echo(f"per look: median {f['look_ms_median']} ms (detection + identification of changed cards)")
-    typer.echo(f"event latency after the card lands: median {f['event_latency_s_median']} s, max "
-               f"{f['event_latency_s_max']} s ({f['plays']} plays)")
+    if f["realtime_ratio"] is None:  # no media time: a single image, or nothing read
+        typer.echo(f"processing: {f['wall_s']} s (no media time to compare it with)")
+    else:
+        typer.echo(f"processing: {f['wall_s']} s = {f['realtime_ratio']} x media time "
+                   f"({'keeps up' if f['realtime_ratio'] <= 1 else 'does NOT keep up'} with a live source)")
+    if f["look_ms_median"] is None:
+        typer.echo("per look: no look made (no frame read)")
+    else:
+        typer.echo(f"per look: median {f['look_ms_median']} ms (detection + identification of changed cards)")
+    typer.echo(latency_line(f))
+
+
+def latency_line(f: dict[str, Any]) -> str:
+    """The text line of the event latency in :func:`bench_pipeline`'s figures ``f``
+    (seconds of media); "no plays seen" when the source showed none (the medians are None)."""
+    if f["event_latency_s_median"] is None:
+        seen = "no plays seen" if not f["plays"] else f"not measured ({f['plays']} plays)"
+        return f"event latency after the card lands: {seen}"
+    return (f"event latency after the card lands: median {f['event_latency_s_median']} s, max "
+            f"{f['event_latency_s_max']} s ({f['plays']} plays)")

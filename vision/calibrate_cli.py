@@ -79,6 +79,17 @@ def calibrate_command(
         fail(f"unknown --method {method!r}: choose auto, markers or layouts")
     if out.exists() and not force:
         fail(f"{out} exists: give --force to overwrite it")
+    from nertz.referee.files import check_not_an_input
+
+    from .sources import source_path
+
+    try:  # (--rules-from may be --out: it is read before --out is written)
+        check_not_an_input(out, [("--source", source_path(source))])
+        if preview is not None:
+            check_not_an_input(preview, [("--source", source_path(source)), ("--out", out),
+                                         ("--rules-from", rules_from)], option="--preview")
+    except NertzError as e:
+        fail(str(e))
     if names is not None and len(set(names)) != len(names):
         fail(f"--players names must differ: {', '.join(names)}")
     tried: list[float] = []  # seconds of the stills tried

@@ -23,7 +23,7 @@ from nertz.referee.errors import NertzError
 from nertz.referee.files import read_table
 from nertz.referee.report import format_reconciliation, format_scoreboard, format_time
 
-__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "describe", "key_to_call"]
+__all__ = ["referee_command", "SAMPLE_ROUND", "sample_path", "parse_call", "parse_number", "describe", "key_to_call"]
 
 SAMPLE_ROUND = "round-3p"
 """The bundled sample round (``datasets/samples/<name>/``) refereed when no source is given."""
@@ -38,20 +38,34 @@ def sample_path(filename: str, name: str = SAMPLE_ROUND) -> Path:
     return bundled_file("samples", name, filename)
 
 
+_COUNT = re.compile(r"-?[0-9]+")
+_SECONDS = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def parse_number(text: str, decimals: bool = False) -> float | int | None:
+    """A number as a user types it on the command line: ASCII digits, an optional leading minus
+    and, with ``decimals``, one decimal point (``"3"``, ``"81.2"``, ``".5"``, ``"-5"``); spaces
+    around it are ignored. Returns an int (a float with ``decimals``), or None for anything
+    else: ``int()`` and ``float()`` also take ``"1_0"`` (10), Unicode digits (``"٣"``, 3),
+    exponents and ``"inf"``, none of which a user means by a count or a time."""
+    text = text.strip()
+    if not (_SECONDS if decimals else _COUNT).fullmatch(text):
+        return None
+    return float(text) if decimals else int(text)
+
+
 def parse_call(text: str) -> tuple[str, float]:
-    """``"red@81.2"`` -> ``("red", 81.2)``.
+    """``"red@81.2"`` -> ``("red", 81.2)``: a player's name and seconds of media (ASCII digits
+    with an optional decimal point, :func:`parse_number`).
 
     Raises:
-        NertzError: not ``NAME@SECONDS`` with a finite, non-negative number.
+        NertzError: not ``NAME@SECONDS`` with a non-negative number written that way.
     """
     name, sep, when = text.rpartition("@")
-    try:
-        t = float(when)
-    except ValueError:
-        t = float("nan")
-    if sep and name and t < 0:
+    t = parse_number(when, decimals=True)
+    if sep and name and t is not None and t < 0:
         raise NertzError(f"--call {text!r}: the time must not be negative (seconds of media from the start)")
-    if not sep or not name or not (t >= 0 and t < float("inf")):
+    if not sep or not name or t is None:
         raise NertzError(f"--call {text!r}: write it as NAME@SECONDS, e.g. red@81.2")
     return name, t
 
@@ -162,20 +176,29 @@ def referee_command(
 
             check_source(spec)  # a mistyped source is the first thing to say
             fail("a table file is needed (--table T.json): make one with nertz calibrate")
+        if out is not None:  # before anything is opened: the source must outlive a mistyped --out
+            from nertz.datasets.video import check_video_out
+            from nertz.referee.files import check_not_an_input
+
+            from .sources import source_path
+
+            check_not_an_input(out, [("--source", source_path(spec)), ("--table", table), ("--audit", audit_photo)])
+            check_video_out(out)
         tbl = read_table(table)
         if tbl.shared_area is None or not tbl.zones:
             fail(f"{table}: the table file needs a shared_area and the players' zones (image pixels): "
                  "make one with nertz calibrate")
         counts: dict[str, int] = {}
         for item in nertz_left or []:
-            name, sep, n = item.partition("=")
-            if sep and re.fullmatch(r"-[0-9]+", n.strip()):
+            name, sep, text = item.partition("=")
+            n = parse_number(text)  # not isdigit(): "²" is a digit to it
+            if sep and n is not None and n < 0:
                 fail(f"--nertz-left {item!r}: a count of cards cannot be negative")
-            if not sep or not re.fullmatch(r"[0-9]+", n.strip()):  # not isdigit(): "²" is a digit to it
+            if not sep or n is None:
                 fail(f"--nertz-left {item!r}: write it as NAME=N, e.g. blue=3")
-            if name in counts and counts[name] != int(n):
+            if name in counts and counts[name] != n:
                 fail(f"--nertz-left gives {name} twice ({name}={counts[name]} and {item}): give one count a player")
-            counts[name] = int(n)
+            counts[name] = n
         if show and sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             fail("--show needs a display (no DISPLAY or WAYLAND_DISPLAY here): use --out to write the overlay video instead")
         for name in [c[0] for c in calls] + list(counts):
@@ -232,11 +255,16 @@ def referee_command(
     pipe = RefereePipeline(tbl, observer, stride=stride, fps=fps, calls=calls, on_message=emit, nertz_left=counts,
                            counts_from_video=audit_image is None)
     writer = None
+    write_failed: str | None = None  # why the overlay video could not be written (the round goes on)
     result: dict[str, Any]
     try:
         if out is not None:
-            from nertz.datasets.video import open_writer
-            writer = open_writer(out, int(round(fps)), src.size)
+            from nertz.datasets.video import VideoError, open_writer
+            try:
+                writer = open_writer(out, int(round(fps)), src.size)
+            except VideoError:
+                src.close()
+                raise
         from rich.progress import Progress
 
         console = _stderr_console()
@@ -252,7 +280,12 @@ def referee_command(
                     shown = draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t,
                                          pipe.nertz_piles.snapshot())
                     if writer is not None:
-                        writer.write(shown)
+                        try:
+                            writer.write(shown)
+                        except VideoError as exc:  # a full disk: say so now, referee the round to its end
+                            write_failed = str(exc)
+                            typer.echo(f"error: {write_failed}; the round is refereed on without it", err=True)
+                            writer = _close_quietly(writer)
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
@@ -270,7 +303,11 @@ def referee_command(
         return
     finally:
         if writer is not None:
-            writer.close()
+            try:
+                writer.close()
+            except NertzError as exc:  # (the last frames could not be flushed)
+                write_failed = str(exc)
+                typer.echo(f"error: {write_failed}", err=True)
     if pipe.video_counts:
         way = {True: "from the pile's top cards", False: "from the spread"}
         typer.echo("Nertz cards left, counted from the video: "
@@ -289,8 +326,19 @@ def referee_command(
         if rec is not None:
             typer.echo(f"\nBack count ({audit_photo}):")
             typer.echo(format_reconciliation(rec))
-        if out is not None:
+        if out is not None and write_failed is None:
             typer.echo(f"\nwrote {out}")
+    if write_failed is not None:  # the round is scored above; the video asked for is not whole
+        raise typer.Exit(2)
+
+
+def _close_quietly(writer: Any) -> None:
+    """Close a video writer that failed, ignoring its own failure to finish the file; None."""
+    try:
+        writer.close()
+    except NertzError:
+        pass
+    return None
 
 
 def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool) -> Any:

@@ -25,11 +25,18 @@ Failures:
   ``retries`` times, ``retry_delay`` seconds apart, with a warning each time; when every attempt
   fails, :class:`SourceError`;
 - a **file** whose read fails before its announced frame count (a corrupt frame) skips the frame
-  with a warning: the reader seeks to the next frame and goes on. After ``max_bad_frames`` failures
-  in a row the file is taken as truncated: a warning, and the stream ends normally. (FFmpeg itself
-  conceals many damaged frames, repeating the previous picture or dropping the packet: those
-  cannot be seen from here.) A folder's unreadable image (or one of another size) is skipped with
-  a warning.
+  with a warning: the reader seeks to the next frame and goes on. A picture read just after a
+  failed read whose time (``CAP_PROP_POS_MSEC``) does not advance past the last frame's is
+  unreadable too: the decoder handing back what it already gave, as FFmpeg does at the cut of
+  a truncated H.264 file whose index is at its start (faststart), where failed reads and such
+  stale pictures alternate to the announced end. After ``max_bad_frames`` unreadable frames in
+  a row, or as many among the last ``2 * max_bad_frames`` reads, the file is taken as truncated:
+  one warning (``truncated at frame N (S s)``, the first unreadable frame of those), and the
+  stream ends normally. Skipped frames are warned of a run at a time (``frames 20-21 cannot be
+  decoded``), once ``2 * max_bad_frames`` good reads followed them (or at the end). (FFmpeg
+  itself conceals many damaged frames, repeating the previous picture or dropping the packet:
+  those cannot be seen from here.) A folder's unreadable image (or one of another size) is
+  skipped with a warning.
 
 Warnings go through :mod:`logging` (logger ``nertz.vision.sources``); with no logging set up,
 Python prints them on stderr.
@@ -44,6 +51,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +63,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "source_path", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -203,7 +211,8 @@ class VideoFileSource(FrameSource):
         speed: media seconds per wall second when ``realtime`` (2.0: twice as fast).
         drop_late: with ``realtime``, skip (grab without returning) frames the consumer is too
             late for, as a live camera's consumer would miss them.
-        max_bad_frames: failed reads in a row after which the file is taken as truncated.
+        max_bad_frames: unreadable frames in a row (or among the last ``2 * max_bad_frames``
+            reads) after which the file is taken as truncated (at least 1).
         capture_factory: makes the capture from the path (tests pass a fake).
 
     Raises:
@@ -230,14 +239,21 @@ class VideoFileSource(FrameSource):
         n = int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         self.frame_count = n if n > 0 else None
         self.size = (int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0))
-        self.max_bad_frames = int(max_bad_frames)
+        self.max_bad_frames = max(1, int(max_bad_frames))
         self.drop_late = bool(drop_late)
         self._pacer = _Pacer(speed) if realtime else None
         self._index = 0  # number of the frame the next read returns
         self._last_t = -1.0
+        self._last_msec: float | None = None  # the decoder's time of the last frame handed out
+        self._runs: list[list[int]] = []  # [first, last] index of each run of unreadable frames not yet warned of
+        self._in_run = False  # the last read was unreadable
+        self._good_since = 0  # fresh frames read since the last unreadable one
+        self._recent: deque[bool] = deque(maxlen=2 * self.max_bad_frames)  # the last reads: True unreadable
+        self._ended = False
 
-    def _time(self, index: int) -> float:
-        msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+    def _time(self, index: int, msec: float) -> float:
+        """Seconds of frame ``index``: the decoder's ``msec`` (``CAP_PROP_POS_MSEC`` after the
+        read) when it reports one, else ``index / fps``."""
         if msec > 0 or (index == 0 and msec == 0):
             t = msec / 1000.0
         elif self.fps:
@@ -249,8 +265,53 @@ class VideoFileSource(FrameSource):
     def _within_file(self) -> bool:
         return self.frame_count is not None and self._index < self.frame_count
 
+    def _bad(self, index: int) -> bool:
+        """Count frame ``index`` as unreadable; True (after the one warning) when the file is
+        taken as truncated: ``max_bad_frames`` unreadable in a row, or as many among the last
+        ``2 * max_bad_frames`` reads."""
+        self.skipped += 1
+        if self._in_run:
+            self._runs[-1][1] = index
+        else:
+            self._runs.append([index, index])
+        self._in_run = True
+        self._good_since = 0
+        self._recent.append(True)
+        first, last = self._runs[-1]
+        if last - first + 1 < self.max_bad_frames and sum(self._recent) < self.max_bad_frames:
+            return False
+        self._truncated()
+        return True
+
+    def _truncated(self) -> None:
+        """Warn, once, that the file ends at the first unreadable frame of the recent ones."""
+        start = self._runs[0][0] if self._runs else self._index
+        t = start / self.fps if self.fps else max(self._last_t, 0.0)
+        of = f" of the {self.frame_count} it announces" if self.frame_count else ""
+        log.warning("%s: truncated at frame %d (%.1f s)%s: the frames after it cannot be read; stopping here",
+                    self.spec, start, t, of)
+        self._runs.clear()
+        self._ended = True
+
+    def _good(self) -> None:
+        """A fresh frame: the runs of unreadable frames before it are warned of (a line each)
+        once ``2 * max_bad_frames`` reads in a row were good (until then they may be the start
+        of a truncated end, reported as that alone)."""
+        self._recent.append(False)
+        self._in_run = False
+        self._good_since += 1
+        if self._runs and self._good_since >= 2 * self.max_bad_frames:
+            self._report_skipped()
+
+    def _report_skipped(self) -> None:
+        for a, b in self._runs:
+            log.warning("%s: %s cannot be decoded (corrupt?); skipped", self.spec,
+                        f"frame {a}" if a == b else f"frames {a}-{b}")
+        self._runs.clear()
+
     def _next(self) -> Frame | None:
-        bad = 0
+        if self._ended:
+            return None
         while True:
             ok, image = self._cap.read()
             index = self._index
@@ -261,7 +322,15 @@ class VideoFileSource(FrameSource):
                     self.skipped += 1
                     log.warning("%s: frame %d decoded to an empty or malformed image; skipped", self.spec, index)
                     continue
-                t = max(self._time(index), self._last_t)
+                msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+                if self._in_run and msec > 0 and self._last_msec is not None and msec <= self._last_msec:
+                    # after a failed read, a picture whose time does not advance: the decoder gives
+                    # back what it already gave (a seek that cannot get past a cut), not the frame
+                    if self._bad(index):
+                        return None
+                    continue
+                self._good()
+                t = max(self._time(index, msec), self._last_t)
                 if self._pacer is not None:
                     if self.drop_late and self.fps and self._pacer.lag(t) > 1.0 / self.fps:
                         continue  # a live consumer would have missed this frame
@@ -269,21 +338,22 @@ class VideoFileSource(FrameSource):
                 if self.size == (0, 0):
                     self.size = (img.shape[1], img.shape[0])
                 self._last_t = t
+                self._last_msec = msec
                 return Frame(index, t, img)
             # read() failed: the end, or a damaged frame before the announced end
             if not self._within_file():
+                if self._in_run:  # unreadable up to the announced end
+                    self._truncated()
+                self._report_skipped()
+                self._ended = True
                 return None
-            bad += 1
-            self.skipped += 1
-            if bad >= self.max_bad_frames:
-                log.warning("%s: %d frames in a row cannot be read at frame %d of %d: the file looks truncated; "
-                            "stopping here", self.spec, bad, index, self.frame_count)
+            if self._bad(index):
                 return None
-            log.warning("%s: frame %d cannot be decoded (corrupt?); skipped", self.spec, index)
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, float(self._index))
 
     def close(self) -> None:
         if not self._closed:
+            self._report_skipped()
             self._cap.release()
         super().close()
 
@@ -529,7 +599,8 @@ def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed:
         fps: frames per second of a folder of images (default :data:`DEFAULT_FOLDER_FPS`);
             ignored for videos and live sources.
         retries, retry_delay: reopen attempts (count, seconds apart) of a live source.
-        max_bad_frames: unreadable video frames in a row taken as the end of a truncated file.
+        max_bad_frames: unreadable video frames in a row (or among the last twice as many reads)
+            taken as the end of a truncated file.
         capture_factory: makes the ``cv2.VideoCapture`` (tests pass a fake).
 
     Returns:
@@ -556,6 +627,18 @@ def check_source(spec: int | str | Path | None) -> None:
         SourceError: no source given, an unknown URL scheme, or no such file or folder.
     """
     _source_kind(spec)
+
+
+def source_path(spec: int | str | Path | None) -> Path | None:
+    """The file or folder a ``--source`` spec reads (``file://`` URLs included), or None for a
+    webcam index, a stream URL, or a spec that :func:`check_source` refuses. Opens nothing:
+    for a command that must not write its output over its input
+    (:func:`nertz.referee.files.check_not_an_input`)."""
+    try:
+        kind, target = _source_kind(spec, missing_ok=True)
+    except SourceError:
+        return None
+    return None if kind == "live" else Path(target)
 
 
 def _source_kind(spec: int | str | Path | None, missing_ok: bool = False) -> tuple[str, Any]:

@@ -254,7 +254,7 @@ def create_app(
         app.mount("/static/swagger", StaticFiles(directory=swagger_dir), name="swagger")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
 
-    @app.get("/docs", include_in_schema=False)
+    @app.api_route("/docs", methods=["GET", "HEAD"], include_in_schema=False)  # HEAD: link checkers, uptime probes
     def docs() -> Response:
         if swagger_dir is None:
             return HTMLResponse(
@@ -263,7 +263,7 @@ def create_app(
             )
         return FileResponse(str(static_dir.joinpath("docs.html")), media_type="text/html")
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(str(static_dir.joinpath("index.html")), media_type="text/html")
 

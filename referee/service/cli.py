@@ -268,14 +268,19 @@ def _lock_store(db: Path) -> Any:
     open lock file (keep it); None where ``fcntl`` does not exist (Windows: not checked).
 
     Raises:
-        NertzError: another process holds the lock.
-        OSError: the lock file cannot be created.
+        NertzError: another process holds the lock, or the lock file cannot be created there
+            (the message names the store, ``db``, and why: the lock file is no name the user
+            typed).
     """
     try:
         import fcntl
     except ImportError:
         return None
-    f = open(Path(f"{db}.lock"), "a+")
+    try:
+        f = open(Path(f"{db}.lock"), "a+")
+    except OSError as exc:
+        raise NertzError(f"--db {db}: the store cannot be kept there ({exc.strerror or exc}, making its lock file "
+                         f"{Path(f'{db}.lock').name} beside it): give a path in a folder you can write to") from None
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
