@@ -575,7 +575,12 @@ class _Engine:
             return
         move = b.move
         assert move is not None
-        if self.ended and move.to_foundation:
+        if self.ended:
+            # the round is over: nothing may be played any more (RULES.md, "End of a round"), to
+            # a foundation or in the layout; only cards already in a hand may finish their move.
+            # (Before 2026-12-07 a layout move picked up after the call went on, so a Nertz card
+            # moved to a work pile after the call was left out of the Nertz count: r9403's
+            # green counted 0 with an 8D on its Nertz pile at the call.)
             b.busy = False
             b.move = None
             return

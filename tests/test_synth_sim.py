@@ -362,3 +362,17 @@ def test_a_hand_goes_back_to_rest_after_it_lets_go():
     assert seen >= 10
     with pytest.raises(ValueError, match="withdraw_s"):
         SimSettings(withdraw_s=-1.0).validate()
+
+
+@pytest.mark.parametrize("seed,players", [(1, 5), (4, 4)])
+def test_nothing_leaves_a_layout_after_the_call_and_the_nertz_count_is_the_pile_at_the_call(seed, players):
+    """RULES.md, "End of a round": after the call only cards already in a hand finish their move.
+    These rounds (speed 1.7, as the held-out renders) had a move of a Nertz card to a work pile
+    picked up after the call, which the Nertz count then left out."""
+    r = sim(seed, players=players, speed=1.7)
+    call = next(e["t"] for e in r.events if e["type"] == "call")
+    late = [op for t, op in r._ops if t > call and op[0] == "take"]
+    assert late == []
+    at_call = r.state_at(call)
+    counts = {e["player"]: e["count"] for e in r.events if e["type"] == "nertz_left"}
+    assert counts == {name: len(lay.nertz) for name, lay in at_call.layouts.items()}
