@@ -127,7 +127,7 @@ def test_a_top_turned_up_just_before_the_call_is_read_a_moment_after_it():
     w = watch(*looks, look(3.2, red_top="QD"))
     assert w.counts()["red"] == 12  # KS gone; QD read once: a misreading, as far as the looks tell
     w.call(3.25)
-    for i in range(1, 16):  # read on after the call until after_call (1 s) has passed
+    for i in range(1, 16):  # read on after the call until after_call (0.3 s) has passed: 9S, from 1.15 s after it, is not
         w.push(look(3.2 + i / 10, red_top="QD" if i < 12 else "9S"))
     assert w.tops("red") == ["KS", "7C", "QD"] and w.counts()["red"] == 11
     # a place seen bare only after the call (the pile gathered for the spread) is not empty

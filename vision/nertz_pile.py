@@ -107,10 +107,16 @@ class PileWatchSettings:
         max_hidden: readings covered by a hand box more than this share of their box are left out.
         switch_cost: the cost of a new run in :func:`top_cards`, in units of probability.
         after_call: seconds after the call during which the piles are still read: a card
-            turned up just before the call shows a moment longer (cards in the air at the call
-            land within the rules' ``in_air_grace``, 1 s); the players then gather their piles
-            to spread them. Rounds 9324-9350 (95 counts; for r9326-r9333 the looks of an
-            earlier observer), exact with 0 / 0.3 / 0.6 / 1 / 1.5-3 s: 85 / 86 / 87 / 88 / 88.
+            turned up just before the call shows a moment longer; nothing leaves a Nertz pile
+            after the call (``RULES.md``: only cards already in a hand finish their move), and
+            the players then gather their piles to spread them. 0.3 since 2026-12-07 (session
+            68): the renders before then let a Nertz card picked up after the call go to a work
+            pile and left it out of the true count (15 of 61 rounds), and 1 s, chosen on those
+            counts (rounds 9324-9350, exact with 0 / 0.3 / 0.6 / 1 / 1.5-3 s: 85 / 86 / 87 / 88
+            / 88), followed such moves. Against the counts at the call (the simulator mended,
+            the rounds' truth re-simulated; 190 counts of rounds 9324-9360 and 9391-9406, the
+            looks of the shipped models, pile counts alone): exact with 0 / 0.3 / 0.5 / 1 s:
+            176 / **183** / 182 / 173, cards off 18 / 11 / 12 / 21.
         empty_after: seconds the place must have shown no card (and no hand over it) until the
             last look for a pile counted down to its last card to be empty
             (:meth:`NertzPileWatch.counts`; 0: the last look shows it bare). A non-caller whose
@@ -131,7 +137,7 @@ class PileWatchSettings:
     max_hidden: float = 0.3
     switch_cost: float = 2.0
     empty_after: float = 0.0
-    after_call: float = 1.0
+    after_call: float = 0.3
     shown_every: float = 0.5
 
 
