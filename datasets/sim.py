@@ -22,8 +22,9 @@ How it works (a discrete-event simulation, one priority queue of timed events):
 - Legality is decided by :class:`nertz.referee.foundations.Foundations` (the project's one
   rules model). The work-pile rule is in :mod:`nertz.datasets.bots`.
 - A player whose Nertz pile is empty calls a moment later; cards already in the air finish
-  if they land within ``in_air_grace`` of the call and count. Then each player's Nertz
-  count is logged. When everybody has gone through their stock without any progress the
+  if they land within ``in_air_grace`` of the call and count; nothing else is picked up after
+  the call (a move chosen before it and not yet picked up is dropped, layout moves included).
+  Then each player's Nertz count is logged: the cards on their Nertz pile at the call. When everybody has gone through their stock without any progress the
   stuck procedure of RULES.md runs; stuck a second time, the round ends with no caller.
 - Every change to what lies where is recorded as a timed operation, so :meth:`SimRound.state_at`
   answers "what lies where at time t" (cards in flight included) from checkpoints, without
