@@ -250,6 +250,8 @@ def check_video_out(path: str | Path) -> None:
         raise VideoError(f"{path}: no video format for the extension {p.suffix or '(none)'!r}; end the name in "
                          f"{', '.join(VIDEO_EXTENSIONS)}")
     parent = p.resolve().parent
+    if parent.exists() and not parent.is_dir():
+        raise VideoError(f"{path}: {parent} is a file, not a folder")
     if not parent.is_dir():
         raise VideoError(f"{path}: the folder {parent} does not exist")
     existed = p.exists()

@@ -155,3 +155,11 @@ def test_calibrate_refuses_to_write_the_table_or_preview_over_its_source(clip, t
     r = nertz("calibrate", "--source", str(clip), "--out", str(tmp_path / "t.json"), "--preview", str(clip))
     assert r.returncode == 2 and r.stderr.startswith("error: --preview ") and "same file as --source" in r.stderr
     assert digest(clip) == before and not (tmp_path / "t.json").exists()
+
+
+def test_check_video_out_says_when_the_folder_named_is_a_file(tmp_path):
+    from nertz.datasets.video import VideoError, check_video_out
+
+    (tmp_path / "t.json").write_text("{}")
+    with pytest.raises(VideoError, match="t.json is a file, not a folder"):
+        check_video_out(tmp_path / "t.json" / "a.mp4")

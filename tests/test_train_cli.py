@@ -112,3 +112,11 @@ def test_no_export_needs_no_exporters(monkeypatch):
     train.require_train_extra(export=False)
     with pytest.raises(train.TrainError, match=r"onnxslim is missing\): pip install -e '\.\[train\]' \(or train with --no-export"):
         train.require_train_extra(export=True)
+
+
+def test_a_data_file_is_called_a_file_not_a_missing_folder(no_render, monkeypatch, tmp_path):
+    _extra(monkeypatch, installed=True)
+    (tmp_path / "t.json").write_text("{}")
+    r = _run("classifier", "--data", str(tmp_path / "t.json"))
+    assert r.exit_code == 2 and "a file, not a folder" in r.output
+    assert no_render == []

@@ -97,6 +97,8 @@ def need_classify_folder(path: Path) -> None:
     Raises:
         ValueError: ``path`` is not a folder or has no ``train/`` folder.
     """
+    if Path(path).exists() and not Path(path).is_dir():
+        raise ValueError(f"--data {path}: a file, not a folder (a classification set: train/<class>/, val/<class>/)")
     if not Path(path).is_dir():
         raise ValueError(f"--data {path}: no such folder (a classification set: train/<class>/, val/<class>/)")
     if not (Path(path) / "train").is_dir():
