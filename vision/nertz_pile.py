@@ -114,7 +114,7 @@ class PileWatchSettings:
             pile and left it out of the true count (15 of 61 rounds), and 1 s, chosen on those
             counts (rounds 9324-9350, exact with 0 / 0.3 / 0.6 / 1 / 1.5-3 s: 85 / 86 / 87 / 88
             / 88), followed such moves. Against the counts at the call (the simulator mended,
-            the rounds' truth re-simulated; 190 counts of rounds 9324-9360 and 9391-9406, the
+            the rounds' truth re-simulated; 190 counts of rounds 9324-9360 and 9390-9406, the
             looks of the shipped models, pile counts alone): exact with 0 / 0.3 / 0.5 / 1 s:
             176 / **183** / 182 / 173, cards off 18 / 11 / 12 / 21.
         empty_after: seconds the place must have shown no card (and no hand over it) until the
