@@ -37,6 +37,14 @@ stride, 32, and would round any other size up (so that the rendered crops and th
 input would differ)."""
 
 
+# the options the three commands share (each gives its own default)
+EpochsOpt = Annotated[int, typer.Option(min=1, help="training epochs")]
+BatchOpt = Annotated[int, typer.Option(min=1, help="batch size")]
+SeedOpt = Annotated[int, typer.Option(min=0, help="seed of the data and of training")]
+WorkersOpt = Annotated[int, typer.Option(min=1, help="processes rendering the data")]
+DeviceOpt = Annotated[str, typer.Option(help="'cpu' or a CUDA index")]
+
+
 def _fail(e: Exception) -> None:
     typer.echo(f"error: {e}", err=True)
     raise typer.Exit(2)
@@ -120,13 +128,13 @@ def _export_or_say(best: Path, out: Path, export: bool) -> None:
 def detector(
     data: Annotated[Optional[Path], typer.Option(help="data.yaml of a detect set; default: render one")] = None,
     images: Annotated[int, typer.Option(min=1, help="crops to render when --data is not given")] = 1400,
-    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 30,
+    epochs: EpochsOpt = 30,
     imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="training crop size, pixels (a multiple "
                                        "of 32)")] = 320,
-    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 16,
-    seed: Annotated[int, typer.Option(min=0, help="seed of the data and of training")] = 20261130,
-    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
-    device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    batch: BatchOpt = 16,
+    seed: SeedOpt = 20261130,
+    workers: WorkersOpt = 2,
+    device: DeviceOpt = "cpu",
     hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs: "
                                                    "ultralytics' time=, which sets the number of epochs "
                                                    "from the epochs' duration (machine-dependent; the "
@@ -211,13 +219,13 @@ def classifier(
                                                             "several (merged as links in runs/data/<A>+<B>...); "
                                                             "default: render one")] = None,
     images: Annotated[int, typer.Option(min=1, help="card crops to render when --data is not given")] = 16000,
-    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 15,
+    epochs: EpochsOpt = 15,
     imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="crop size, pixels (a multiple of "
                                        "32)")] = 96,
-    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 128,
-    seed: Annotated[int, typer.Option(min=0, help="seed of the data and of training")] = 20261130,
-    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
-    device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    batch: BatchOpt = 128,
+    seed: SeedOpt = 20261130,
+    workers: WorkersOpt = 2,
+    device: DeviceOpt = "cpu",
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/classify/<name>)")] = False,
     kind: Annotated[str, typer.Option(help="'card': whole cards rectified from their quads (the "
                                            "rectified-card classifier); 'strip': the visible parts of "
@@ -310,14 +318,14 @@ def audit_strips(
     data: Annotated[Optional[Path], typer.Option(help="data.yaml of an audit strip set; default: render one")] = None,
     images: Annotated[int, typer.Option(min=1, help="crops to render when --data is not given (6 per audit "
                                         "scene)")] = 2400,
-    epochs: Annotated[int, typer.Option(min=1, help="training epochs")] = 10,
+    epochs: EpochsOpt = 10,
     imgsz: Annotated[int, typer.Option(min=IMGSZ_MIN, max=IMGSZ_MAX, help="training crop size, pixels (a multiple "
                                        "of 32)")] = 320,
-    batch: Annotated[int, typer.Option(min=1, help="batch size")] = 16,
+    batch: BatchOpt = 16,
     seed: Annotated[int, typer.Option(min=0, max=9999, help="first audit scene's seed (scenes seed .. seed + images/6 - 1, "
                                            "all under 10000) and training seed")] = 1000,
-    workers: Annotated[int, typer.Option(min=1, help="processes rendering the data")] = 2,
-    device: Annotated[str, typer.Option(help="'cpu' or a CUDA index")] = "cpu",
+    workers: WorkersOpt = 2,
+    device: DeviceOpt = "cpu",
     hours: Annotated[Optional[float], typer.Option(min=0.01, help="train for this long instead of --epochs "
                                                    "(as in `nertz train detector --hours`)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/audit_train/<name>)")] = False,
