@@ -121,6 +121,18 @@ def test_corrupt_frame_mid_file_is_skipped_with_a_warning(caplog):
     assert src.skipped == 1 and "frame 2 cannot be decoded" in caplog.text
 
 
+def test_a_file_cut_before_its_first_frame_is_an_error_not_an_empty_round(caplog):
+    """A faststart file cut just after its index announces frames none of which can be read:
+    SourceError (the CLI's ``error: ...``, exit 2), not a round of no plays, and no second
+    warning about the same frames."""
+    with caplog.at_level(logging.WARNING, logger="nertz.vision.sources"):
+        src = VideoFileSource("cut.mp4", max_bad_frames=3, capture_factory=lambda p: FakeCapture([None] * 40))
+        with pytest.raises(SourceError, match="cut short before its first frame .none of the 40"):
+            list(src)
+        src.close()
+    assert caplog.records == []
+
+
 def test_live_source_reopens_after_a_drop_out(monkeypatch, caplog):
     monkeypatch.setattr(sources.time, "sleep", lambda s: None)
     caps = iter([FakeCapture([_img(0), _img(1), None]), FakeCapture([], opened=False), FakeCapture([_img(7), _img(8)])])

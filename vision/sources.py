@@ -32,7 +32,7 @@ Failures:
   stale pictures alternate to the announced end. After ``max_bad_frames`` unreadable frames in
   a row, or as many among the last ``2 * max_bad_frames`` reads, the file is taken as truncated:
   one warning (``truncated at frame N (S s)``, the first unreadable frame of those), and the
-  stream ends normally. Skipped frames are warned of a run at a time (``frames 20-21 cannot be
+  stream ends normally; a file cut before its first frame raises :class:`SourceError`. Skipped frames are warned of a run at a time (``frames 20-21 cannot be
   decoded``), once ``2 * max_bad_frames`` good reads followed them (or at the end). (FFmpeg
   itself conceals many damaged frames, repeating the previous picture or dropping the packet:
   those cannot be seen from here.) A folder's unreadable image (or one of another size) is
@@ -288,6 +288,11 @@ class VideoFileSource(FrameSource):
         start = self._runs[0][0] if self._runs else self._index
         t = start / self.fps if self.fps else max(self._last_t, 0.0)
         of = f" of the {self.frame_count} it announces" if self.frame_count else ""
+        if self._last_msec is None and self._last_t < 0:  # not one frame handed out
+            self._runs.clear()
+            self._ended = True
+            raise SourceError(f"{self.spec}: no frame can be read: the file is cut short before its first "
+                              f"frame{of.replace(' of the', ' (none of the')}{')' if of else ''}")
         log.warning("%s: truncated at frame %d (%.1f s)%s: the frames after it cannot be read; stopping here",
                     self.spec, start, t, of)
         self._runs.clear()
