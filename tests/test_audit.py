@@ -668,3 +668,49 @@ def test_a_greyscale_photo_is_refused_not_counted(scenes, tmp_path):
     cv2.imwrite(str(colour), sc.frame)
     r = CliRunner().invoke(_cli(), [str(colour), "--table", str(tab), "--json", "--method", "classical"])
     assert r.exit_code == 0, r.output
+
+
+def _row(starts, top_at, pitch=16.0, thick=88.0, y=300.0, margin=3.0, card=63.0):
+    """Axis-aligned boxes of a row along x: a strip per start (one pitch long, its box a little
+    longer, as the model's), the top card's box from ``top_at``; and the row's least rectangle."""
+    boxes = [[[x - margin, y - thick / 2], [x + pitch + margin, y - thick / 2],
+              [x + pitch + margin, y + thick / 2], [x - margin, y + thick / 2]] for x in starts]
+    boxes.append([[top_at, y - thick / 2], [top_at + card, y - thick / 2],
+                  [top_at + card, y + thick / 2], [top_at, y + thick / 2]])
+    x0, x1 = min(starts), top_at + card
+    return np.array(boxes, np.float64), (((x0 + x1) / 2, y), (x1 - x0, thick), 0.0)
+
+
+def test_row_slots_drop_a_second_box_and_fill_a_gap():
+    """A row of 9 cards 16 px apart (a card 63 x 88 px, side by side): the model's strips of
+    cards 3 and 4 missing, a second box on card 6. The second box is not counted, and the
+    gap gets two strips where the missing cards lie; an even row as found is left alone, and
+    so is one whose steps are uneven."""
+    from nertz.vision.audit import _row_slots
+
+    card_wh = (63.0, 88.0)
+    starts = [100 + 16 * k for k in range(8) if k not in (3, 4)] + [100 + 16 * 6 + 3]
+    quads, rect = _row(starts, 100 + 16 * 8)
+    keep, add = _row_slots(quads, rect, card_wh)
+    assert keep.tolist() == [True] * 6 + [False, True]  # (the top card last)
+    assert len(add) == 2
+    left = np.sort(add[:, :, 0].min(axis=1))
+    assert np.all(np.abs(left - [148, 164]) <= 4)  # where cards 3 and 4 show
+    whole, rect = _row([100 + 16 * k for k in range(8)], 100 + 16 * 8)
+    assert _row_slots(whole, rect, card_wh) is None
+    uneven, rect = _row([100, 108, 140, 146, 190, 199], 230)
+    assert _row_slots(uneven, rect, card_wh) is None
+    # turned round (the top card first), upright, and a column (overlapping along the length)
+    flipped, frect = quads.copy(), rect
+    flipped[:, :, 0] = 1000 - flipped[:, :, 0]
+    _, frect = _row(starts, 100 + 16 * 8)
+    frect = ((1000 - frect[0][0], frect[0][1]), frect[1], 0.0)
+    keep, add = _row_slots(flipped, frect, card_wh)
+    assert keep.sum() == 7 and len(add) == 2
+    _, rect = _row(starts, 100 + 16 * 8)
+    upright = quads[:, :, ::-1].copy()
+    keep, add = _row_slots(upright, ((rect[0][1], rect[0][0]), rect[1][::-1], 0.0), card_wh)
+    assert keep.sum() == 7 and len(add) == 2
+    column, rect = _row(starts, 100 + 16 * 8, thick=63.0, card=88.0)
+    keep, add = _row_slots(column, rect, card_wh)
+    assert keep.sum() == 7 and len(add) == 2
