@@ -85,6 +85,34 @@ def test_after_a_call_the_camera_counts_the_nertz_cards_left_as_nertz_referee_do
         live.stop()
 
 
+def test_a_call_made_after_the_video_ended_still_gets_the_cameras_counts(clip, tmp_path):
+    # a newcomer's round: the video played out, then the call was pressed on the page; the
+    # camera's counts came only for calls made while the video ran ("no count, 0 left")
+    from nertz.vision.observe import referee_observer
+    from nertz.vision.pipeline import RefereePipeline
+    from nertz.vision.sources import open_source
+
+    cli = RefereePipeline(table(), referee_observer(table()), calls=[("red", 9.0)])
+    with open_source(str(clip)) as frames:
+        cli.run((f.index, f.t, f.image) for f in frames)
+    assert set(cli.video_counts) == {"green", "blue"}
+
+    src = CameraSource(str(clip), table(), speed=50.0)
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), src)
+    live.start()
+    try:
+        _wait_for(live, lambda: live.source_ended)
+        assert live.source_ended
+        live.push_event({"type": "call", "player": "red", "t": 9.0}, origin="api")
+        counted = lambda: [se.event for se in live.current.events
+                           if se.origin == "source:camera" and se.event["type"] == "nertz_left"]
+        _wait_for(live, lambda: len(counted()) == 2, seconds=60)
+        assert {e["player"]: e["count"] for e in counted()} == cli.video_counts
+        assert not [r for r in live.round.rulings if r.kind == "no_count"]
+    finally:
+        live.stop()
+
+
 def test_a_camera_source_that_cannot_be_opened_is_a_clear_error(tmp_path):
     with pytest.raises(NertzError, match="nothing.mp4"):
         CameraSource(str(tmp_path / "nothing.mp4"), table())

@@ -11,7 +11,8 @@ live referee passes them on (:meth:`CameraSource.heard`), and after a call the c
 the Nertz cards left of the players nobody gave a count for, as ``nertz referee`` does (from
 each Nertz pile's top card, checked against the spread after the call), and reports them as
 ``nertz_left`` events once the spread's frames are in (about 8 s after the call, then the
-count itself, roughly 15-25 s on 2 cores), or when the source ends.
+count itself, roughly 15-25 s on 2 cores), or when the source ends; a call heard after a video
+file has ended gets its counts too (:meth:`CameraSource.late_events`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class CameraSource:
         self._latest: tuple[Any, float, Any, dict] | None = None  # image, t, look, Nertz piles (snapshot)
         self._messages: list[dict[str, Any]] = []
         self._heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
+        self._ended_run: tuple[Any, ...] | None = None  # what late_events needs after a run's end
 
     def new_round(self, events: list[dict[str, Any]]) -> None:
         """A round starts (or resumes) with these events from outside the camera (the page's):
@@ -141,6 +143,35 @@ class CameraSource:
             for ev in out:
                 if index >= skip:
                     yield index, {k: v for k, v in ev.items() if not k.startswith("_")}
+                index += 1
+            self._ended_run = (pipe, heard, given, index, skip)
+
+    def late_events(self, stop: threading.Event, poll_s: float = 0.25) -> Iterator[tuple[int, dict[str, Any]]]:
+        """After :meth:`events` has run to the source's end (a video file played out): wait,
+        until ``stop`` is set, for a call heard since (the page's call after the video ended)
+        and yield the ``nertz_left`` counts it needs, as :meth:`events` would have, numbered
+        after that run's events. They are counted from what the run saw: each Nertz pile's top
+        card up to the video's end (there are no frames after such a call, so no spread to
+        check it against). Nothing when :meth:`events` did not reach the end, or once the
+        counts were taken. ``poll_s``: seconds between looks at ``stop``."""
+        run = self._ended_run
+        if run is None:
+            return
+        self._ended_run = None
+        pipe, heard, given, index, skip = run
+        while not stop.is_set():
+            try:
+                ev = heard.get(timeout=poll_s)
+            except queue.Empty:
+                continue
+            if ev["type"] == "nertz_left":
+                given.add(ev["player"])
+                continue
+            t = max(float(ev.get("t") or 0.0), pipe.stats.media_s)
+            pipe.call(ev["player"], t)
+            for name, n in pipe.count_nertz_left(given).items():
+                if index >= skip:
+                    yield index, {"t": round(t, 4), "type": "nertz_left", "player": name, "count": int(n)}
                 index += 1
 
     def frame(self) -> bytes | None:

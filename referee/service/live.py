@@ -858,9 +858,21 @@ class LiveReferee:
                 except NertzError as exc:
                     self._source_error(index, event, str(exc))
         with self._lock:
-            if not stop.is_set() and self.current.number == number:
-                self._source_ended = (self.match_no, number)
-                self._emit({"type": "source_end", "source": self.source.name})
+            if stop.is_set() or self.current.number != number:
+                return
+            self._source_ended = (self.match_no, number)
+            self._emit({"type": "source_end", "source": self.source.name})
+        late = getattr(self.source, "late_events", None)
+        if late is None:
+            return
+        for index, event in late(stop):  # what the source still answers (a call after a video's end)
+            with self._lock:
+                if stop.is_set() or self.current.number != number or self.current.closed:
+                    return
+                try:
+                    self.push_event(event, origin=origin, index=index)
+                except NertzError as exc:
+                    self._source_error(index, event, str(exc))
 
     def _source_error(self, index: int, event: dict[str, Any], message: str) -> None:
         """An event of the source that did not apply (unknown player, a take-back of a card

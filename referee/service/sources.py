@@ -44,7 +44,10 @@ class Source(Protocol):
     A source may also have ``new_round(events)`` and ``heard(event)``: the live referee then
     gives it, before each run of :meth:`events`, the round's events so far that came from
     elsewhere (the page), and then each such event as it is pushed (the camera counts the
-    Nertz cards left after a call: :class:`nertz.vision.camera_source.CameraSource`).
+    Nertz cards left after a call: :class:`nertz.vision.camera_source.CameraSource`). It may
+    also have ``late_events(stop)``: iterated the same way once :meth:`events` has returned and
+    the source's end was announced, until ``stop`` is set (the camera's counts for a call made
+    after its video ended).
 
     Attributes:
         name: a short name, stored as the origin of its events (``"log-replay"``).
