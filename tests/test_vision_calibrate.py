@@ -400,3 +400,54 @@ def test_cli_without_a_count_keeps_the_still_that_finds_the_most_players(tmp_pat
     assert r.exit_code == 0, r.output
     data = json.loads((tmp_path / "t.json").read_text())
     assert len(data["players"]) == 3 and data["calibration"]["t"] == pytest.approx(AUTO_STILLS[1], abs=0.3)
+
+
+def test_cli_checks_the_preview_before_calibrating_and_leaves_no_table_when_it_fails(tmp_path, monkeypatch):
+    """A preview that cannot be written (no image format, a folder, a missing folder) is
+    refused before the source is opened; the table file was written first and the rerun then
+    said it exists. A preview write that fails at the end leaves the table file as it was."""
+    from nertz.vision.detect import ImageError
+    from nertz.vision.referee_cli import sample_path
+
+    clip = str(sample_path("clip.mp4"))
+    out = tmp_path / "p2.json"
+    (tmp_path / "folder").mkdir()
+    for preview, says in ((tmp_path / "p.txt", "no image format for the extension '.txt'"),
+                          (tmp_path / "folder", "a folder"),
+                          (tmp_path / "nonexist" / "p.png", "does not exist")):
+        r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(out), "--preview", str(preview)])
+        assert r.exit_code == 2 and r.output.startswith("error: --preview ") and says in r.output, r.output
+        assert r.output.count("\n") == 1 and not out.exists()
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(tmp_path / "folder")])
+    assert r.exit_code == 2 and "a folder; --out names the table file" in r.output, r.output
+    # --out and --preview one file: said so, not "would destroy that input"
+    same = tmp_path / "p3.json"
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(same), "--preview", str(same)])
+    assert r.exit_code == 2 and "the preview image and the table file cannot be one file" in r.output, r.output
+    assert "destroy" not in r.output and not same.exists()
+
+    # a write that fails after the calibration (a full disk): no table, an old one kept
+    img, backs = _marker_table()
+    cv2.imwrite(str(tmp_path / "still.png"), img)
+
+    class FakeRecognizer:
+        def __init__(self, *a, **k):
+            pass
+
+        def detect(self, image):
+            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
+
+    def no_room(path, image):
+        raise ImageError(f"{path}: cannot write the image (does its folder exist?)")
+
+    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    monkeypatch.setattr("nertz.vision.detect.save_image", no_room)
+    args = ["calibrate", "--source", str(tmp_path / "still.png"), "--players", "red,blue",
+            "--preview", str(tmp_path / "p.png")]
+    r = CliRunner().invoke(_app(), [*args, "--out", str(out)])
+    assert r.exit_code == 2 and r.output.startswith("error: the preview image: "), r.output
+    assert not out.exists()
+    out.write_text("{}")
+    r = CliRunner().invoke(_app(), [*args, "--out", str(out), "--force"])
+    assert r.exit_code == 2 and out.read_text() == "{}"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["folder", "p2.json", "still.png"]  # no partial file

@@ -8,13 +8,16 @@ shared area's corners, 10.. in the layouts; print them with ``--print-markers sh
 ``auto`` (markers when the four corner markers are in view, else layouts), and ``--manual``
 (click the polygons and a box on each back in a window). The result is validated as every
 reader of the table file will validate it; a refused one is not written, and the message says
-what to fix. Errors (a source that cannot be opened, calibration failed) print ``error: ...``
-and exit with status 2.
+what to fix. ``--out`` and ``--preview`` are checked before the source is opened, and the table
+file takes its name only once the preview is written too. Errors (a source that cannot be
+opened, calibration failed) print ``error: ...`` and exit with status 2,
+with nothing written.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -46,6 +49,8 @@ def calibrate_command(
     force: Annotated[bool, typer.Option("--force", help="overwrite --out if it exists")] = False,
 ) -> None:
     """Calibrate the table: shared area, players' zones and back colours -> table file."""
+    import cv2
+
     from .calibrate import (CORNER_IDS, CalibrationError, TooManyLayouts, calibrate_layouts, calibrate_markers,
                             detect_markers, draw_table, finish_table, marker_sheet, run_manual, seat_sides)
     from .detect import save_image
@@ -77,19 +82,36 @@ def calibrate_command(
         fail("give --source: a webcam index (0), a video file, a folder of images, an image or a stream URL")
     if method not in ("auto", "markers", "layouts"):
         fail(f"unknown --method {method!r}: choose auto, markers or layouts")
-    if out.exists() and not force:
-        fail(f"{out} exists: give --force to overwrite it")
-    from nertz.referee.files import check_not_an_input
+    from nertz.referee.files import check_not_an_input, same_file
 
     from .sources import source_path
 
     try:  # (--rules-from may be --out: it is read before --out is written)
         check_not_an_input(out, [("--source", source_path(source))])
         if preview is not None:
-            check_not_an_input(preview, [("--source", source_path(source)), ("--out", out),
-                                         ("--rules-from", rules_from)], option="--preview")
+            if same_file(preview, out):
+                fail(f"--preview {preview} and --out {out} are the same file: the preview image and the table "
+                     "file cannot be one file; give --preview another file name")
+            check_not_an_input(preview, [("--source", source_path(source)), ("--rules-from", rules_from)],
+                               option="--preview")
     except NertzError as e:
         fail(str(e))
+    # before anything is computed: a write that fails after the calibration wastes it
+    for option, path, what in (("--out", out, "the table file to write (.json)"),
+                               ("--preview", preview, "the image file to write (.png or .jpg)")):
+        if path is None:
+            continue
+        if path.is_dir():
+            fail(f"{option} {path}: a folder; {option} names {what}")
+        if option == "--preview" and not cv2.haveImageWriter(str(path)):
+            fail(f"--preview {path}: no image format for the extension {path.suffix or '(none)'!r}; use .png or .jpg")
+        folder = path.resolve().parent
+        if not folder.is_dir():
+            fail(f"{option} {path}: its folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            fail(f"{option} {path}: its folder {folder} is not writable")
+    if out.exists() and not force:
+        fail(f"{out} exists: give --force to overwrite it")
     if names is not None and len(set(names)) != len(names):
         fail(f"--players names must differ: {', '.join(names)}")
     tried: list[float] = []  # seconds of the stills tried
@@ -156,15 +178,19 @@ def calibrate_command(
         fail(str(e))
     result = table.to_dict()
     result["calibration"] = data["calibration"]
+    part = out.with_name(f".{out.name}.partial")  # named --out once the preview is written too
     try:
-        out.write_text(json.dumps(result, indent=1) + "\n")
+        part.write_text(json.dumps(result, indent=1) + "\n")
+        if preview is not None:
+            try:
+                save_image(preview, draw_table(image, result))
+            except NertzError as e:
+                fail(f"the preview image: {e}")
+        os.replace(part, out)
     except OSError as e:
         fail(f"{out}: cannot write ({e.strerror})")
-    if preview is not None:
-        try:
-            save_image(preview, draw_table(image, result))
-        except NertzError as e:
-            fail(f"the preview image: {e}")
+    finally:
+        part.unlink(missing_ok=True)
     cal = data["calibration"]
     sides = seat_sides([table.zones[p.name] for p in table.players]) if len(table.zones) == len(table.players) \
         else [""] * len(table.players)
