@@ -451,3 +451,32 @@ def test_cli_checks_the_preview_before_calibrating_and_leaves_no_table_when_it_f
     r = CliRunner().invoke(_app(), [*args, "--out", str(out), "--force"])
     assert r.exit_code == 2 and out.read_text() == "{}"
     assert sorted(f.name for f in tmp_path.iterdir()) == ["folder", "p2.json", "still.png"]  # no partial file
+
+
+def test_cli_names_count_in_its_messages_and_refuses_a_count_that_contradicts_players(tmp_path, monkeypatch):
+    from nertz.vision.referee_cli import sample_path
+
+    clip = str(sample_path("clip.mp4"))
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", clip, "--out", str(tmp_path / "c2.json"), "--count", "2"])
+    assert r.exit_code == 2 and "found 3 dealt layouts but --count is 2" in r.output, r.output
+    assert "--players" not in r.output and not (tmp_path / "c2.json").exists()
+    for args in (["--source", clip, "--out", str(tmp_path / "c4.json")], ["--print-markers", str(tmp_path / "m.png")]):
+        r = CliRunner().invoke(_app(), ["calibrate", *args, "--players", "a,b,c", "--count", "4"])
+        assert r.exit_code == 2 and r.output.startswith("error: --count 4 but --players names 3 (a, b, c)"), r.output
+        assert not any(tmp_path.iterdir())
+    # a --count equal to the number of names is no conflict
+    img, backs = _marker_table()
+    cv2.imwrite(str(tmp_path / "still.png"), img)
+
+    class FakeRecognizer:
+        def __init__(self, *a, **k):
+            pass
+
+        def detect(self, image):
+            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
+
+    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", str(tmp_path / "still.png"), "--out",
+                                    str(tmp_path / "t.json"), "--players", "red,blue", "--count", "2"])
+    assert r.exit_code == 0, r.output
+    assert Table.from_dict(json.loads((tmp_path / "t.json").read_text())).names == ["red", "blue"]

@@ -211,7 +211,8 @@ class Layout:
 
 
 def group_layouts(boxes: np.ndarray, is_back: np.ndarray, hands: np.ndarray | None = None,
-                  players: int | None = None, link: float = 1.0, min_cards: int = 3) -> list[Layout]:
+                  players: int | None = None, link: float = 1.0, min_cards: int = 3,
+                  option: str = "--players") -> list[Layout]:
     """Group the cards of a dealt table into the players' layouts.
 
     Args:
@@ -230,12 +231,14 @@ def group_layouts(boxes: np.ndarray, is_back: np.ndarray, hands: np.ndarray | No
             back beyond the row's left end (as its player sees it) counting 1.5 card widths
             farther: the stock lies at the player's right),
             a held back the nearest layout within 3 card widths; others are dropped as strays.
+        option: the option that gave ``players`` (``"--players"``, ``"--count"``), for the messages.
 
     Returns:
         the layouts (unordered), ``centre`` and boxes filled in.
 
     Raises:
         CalibrationError: fewer layouts than ``players`` (or none) found.
+        TooManyLayouts: more dealt rows than ``players``.
     """
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     is_back = np.asarray(is_back, bool).reshape(-1)
@@ -314,6 +317,9 @@ def group_layouts(boxes: np.ndarray, is_back: np.ndarray, hands: np.ndarray | No
             extra = [g for g in big[players:] if len(g) >= 4 and _bend(centres_all[g], long_side[g]) <= ROW_BEND
                      and sum(not is_back[i] for i in g) >= 4]
             if extra:
+                if option == "--count":
+                    raise TooManyLayouts(f"found {players + len(extra)} dealt layouts but --count is {players}: "
+                                         f"give the number of players at the table")
                 raise TooManyLayouts(
                     f"found {players + len(extra)} dealt layouts but --players names {players}: name every "
                     f"player (clockwise from the bottom of the image)")
@@ -321,7 +327,7 @@ def group_layouts(boxes: np.ndarray, is_back: np.ndarray, hands: np.ndarray | No
         if len(big) < players:
             raise CalibrationError(
                 f"found {len(big)} dealt layouts, expected {players}: every player's layout must be dealt and "
-                f"visible (hands away from the table), or check --players")
+                f"visible (hands away from the table), or check {option}")
     # strays (a lone stock beyond the empty waste slot, a held stock) join a layout: an unheld
     # card the layout whose row it continues, a held one the nearest within 3 card widths
     members = [list(g) for g in big]
@@ -717,10 +723,11 @@ row), 29 of 30 with 4, 17 of 30 with 5; with backs joined afterwards, 2-5 player
 a row."""
 
 
-def _group_detections(detections: Any, players: int | None) -> list[Layout]:
+def _group_detections(detections: Any, players: int | None, option: str = "--players") -> list[Layout]:
     """:func:`group_layouts` on a :class:`~nertz.vision.detect.Detections` (an object found as
     both a face and a back, a mug or a big-pip card, kept once, as the surer class; card boxes of
-    an odd size or below ``STRAY_CONF`` left out: ``STRAY_AREA``)."""
+    an odd size or below ``STRAY_CONF`` left out: ``STRAY_AREA``); ``option`` names the option
+    that gave ``players``, for the messages."""
     cls = np.asarray(detections.class_id)
     boxes = np.asarray(detections.boxes, np.float64)
     cards = np.nonzero(cls != 2)[0]
@@ -738,7 +745,7 @@ def _group_detections(detections: Any, players: int | None) -> list[Layout]:
     # with the count unknown, a group of 3 is clutter (a book, a mug) with a stray card as often
     # as a layout most of which a hand hides: a dealt layout shows 5 cards and more
     return group_layouts(boxes[cards], cls[cards] == 1, boxes[cls == 2], players=players,
-                         min_cards=3 if players is not None else UNCOUNTED_MIN_CARDS)
+                         min_cards=3 if players is not None else UNCOUNTED_MIN_CARDS, option=option)
 
 
 def calibrate_layouts(image: np.ndarray, players: Sequence[str] | None = None, *, count: int | None = None,
@@ -773,7 +780,8 @@ def calibrate_layouts(image: np.ndarray, players: Sequence[str] | None = None, *
             recognizer = CardRecognizer(detector=DETECTOR_ONNX, classifier=None, identifier=None)
         detections = recognizer.detect(image)
     cls = np.asarray(detections.class_id)
-    layouts = _group_detections(detections, len(players) if players else count)
+    layouts = _group_detections(detections, len(players) if players else count,
+                                "--players" if players else "--count")
     centres = np.array([lay.centre for lay in layouts])
     for k, lay in enumerate(layouts):
         others = np.delete(centres, k, axis=0)

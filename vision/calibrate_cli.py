@@ -38,7 +38,7 @@ def calibrate_command(
     source: Annotated[Optional[str], typer.Option("--source", "-s", help="webcam index, video file, folder of images, image or stream URL")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="table file to write (JSON)")] = None,
     players: Annotated[Optional[str], typer.Option("--players", help="names, comma-separated, clockwise from the bottom of the image (default P1..Pn)")] = None,
-    count: Annotated[Optional[int], typer.Option("--count", min=2, max=6, help="number of players when --players is not given (default: as many layouts as found)")] = None,
+    count: Annotated[Optional[int], typer.Option("--count", min=2, max=6, help="number of players (default: as many layouts as found; with --players, as many as named)")] = None,
     manual: Annotated[bool, typer.Option("--manual", help="click the zones and backs in a window")] = False,
     method: Annotated[str, typer.Option("--method", help="auto | markers | layouts")] = "auto",
     frame: Annotated[Optional[float], typer.Option("--frame", min=0.0, help="seconds into the source of the still to use (default: for files the first of 0, 0.5, 1, ... 5 s that calibrates, without --players or --count the one of them that finds the most players; 1 for cameras)")] = None,
@@ -67,6 +67,9 @@ def calibrate_command(
     if names is not None and not 2 <= len(names) <= 6:
         fail(f"--players names {len(names)} player{'s' if len(names) != 1 else ''}"
              f"{' (' + ', '.join(names) + ')' if names else ''}: a table seats 2 to 6, comma-separated")
+    if names is not None and count is not None and count != len(names):
+        fail(f"--count {count} but --players names {len(names)} ({', '.join(names)}): give one of them, "
+             f"or a --count equal to the number of names")
     if print_markers is not None:
         n = len(names) if names else (count or 4)
         try:
