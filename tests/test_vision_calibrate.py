@@ -380,8 +380,8 @@ def test_cli_without_a_count_keeps_the_still_that_finds_the_most_players(tmp_pat
 
     clip = tmp_path / "clip.mp4"
     out = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 2.0, (160, 120))
-    for _ in range(12):  # 6 s
-        out.write(np.full((120, 160, 3), 90, np.uint8))
+    for _ in range(12):  # 6 s (a colour: a grey still is refused)
+        out.write(np.full((120, 160, 3), TABLE_BGR, np.uint8))
     out.release()
 
     def table(n):
@@ -400,6 +400,17 @@ def test_cli_without_a_count_keeps_the_still_that_finds_the_most_players(tmp_pat
     assert r.exit_code == 0, r.output
     data = json.loads((tmp_path / "t.json").read_text())
     assert len(data["players"]) == 3 and data["calibration"]["t"] == pytest.approx(AUTO_STILLS[1], abs=0.3)
+
+
+def _sample_still(t: float = 1.0) -> np.ndarray:
+    from nertz.vision.referee_cli import sample_path
+
+    cap = cv2.VideoCapture(str(sample_path("clip.mp4")))
+    cap.set(cv2.CAP_PROP_POS_MSEC, t * 1000)
+    ok, image = cap.read()
+    cap.release()
+    assert ok
+    return image
 
 
 def test_cli_checks_the_preview_before_calibrating_and_leaves_no_table_when_it_fails(tmp_path, monkeypatch):
@@ -480,3 +491,24 @@ def test_cli_names_count_in_its_messages_and_refuses_a_count_that_contradicts_pl
                                     str(tmp_path / "t.json"), "--players", "red,blue", "--count", "2"])
     assert r.exit_code == 0, r.output
     assert Table.from_dict(json.loads((tmp_path / "t.json").read_text())).names == ["red", "blue"]
+
+
+def test_cli_refuses_a_greyscale_still_as_greyscale(tmp_path):
+    """A grey still has no back colours to register: said so (as nertz audit says of a grey
+    photo), not "no face-down card seen" with advice to deal the stock face down."""
+    grey = cv2.cvtColor(_sample_still(), cv2.COLOR_BGR2GRAY)
+    for name, image in (("grey3.png", cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)), ("grey1.png", grey)):
+        cv2.imwrite(str(tmp_path / name), image)
+        out = tmp_path / f"{name}.json"
+        r = CliRunner().invoke(_app(), ["calibrate", "--source", str(tmp_path / name), "--out", str(out)])
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+        assert r.output.startswith("error: ") and f"{name} is greyscale" in r.output, r.output
+        assert "back colours" in r.output and "face-down" not in r.output and not out.exists()
+    clip = tmp_path / "grey.mp4"  # a video: every still tried is grey
+    w = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 2.0, (160, 120))
+    for _ in range(12):
+        w.write(cv2.cvtColor(cv2.resize(grey, (160, 120)), cv2.COLOR_GRAY2BGR))
+    w.release()
+    r = CliRunner().invoke(_app(), ["calibrate", "--source", str(clip), "--out", str(tmp_path / "v.json")])
+    assert r.exit_code == 2 and "grey.mp4 is greyscale in every still tried" in r.output, r.output
+    assert "--frame" not in r.output and not (tmp_path / "v.json").exists()

@@ -10,7 +10,7 @@ shared area's corners, 10.. in the layouts; print them with ``--print-markers sh
 reader of the table file will validate it; a refused one is not written, and the message says
 what to fix. ``--out`` and ``--preview`` are checked before the source is opened, and the table
 file takes its name only once the preview is written too. Errors (a source that cannot be
-opened, calibration failed) print ``error: ...`` and exit with status 2,
+opened, a greyscale still, calibration failed) print ``error: ...`` and exit with status 2,
 with nothing written.
 """
 
@@ -53,7 +53,7 @@ def calibrate_command(
 
     from .calibrate import (CORNER_IDS, CalibrationError, TooManyLayouts, calibrate_layouts, calibrate_markers,
                             detect_markers, draw_table, finish_table, marker_sheet, run_manual, seat_sides)
-    from .detect import save_image
+    from .detect import is_greyscale, save_image
     from .sources import SourceError, frame_at, open_source
 
     def fail(message: str) -> None:
@@ -119,6 +119,7 @@ def calibrate_command(
         fail(f"--players names must differ: {', '.join(names)}")
     tried: list[float] = []  # seconds of the stills tried
     first_error: Exception | None = None
+    grey = 0  # stills tried that were greyscale
     try:
         rules = None
         if rules_from is not None:
@@ -158,6 +159,9 @@ def calibrate_command(
                         raise
                     break  # a short clip: no later still
                 tried.append(t)
+                if is_greyscale(still.image):  # (a black frame too: a later still may have colour)
+                    grey += 1
+                    continue
                 try:
                     data, table = from_still(still.image)
                 except TooManyLayouts:
@@ -170,6 +174,11 @@ def calibrate_command(
                 if not keep_looking:
                     break
             if best is None:
+                if grey == len(tried):  # as nertz audit refuses a grey photo
+                    raise CalibrationError(
+                        f"{source} is greyscale{'' if grey == 1 else ' in every still tried'}: the players' back "
+                        "colours, which say whose card each is, cannot be registered from it (calibrate from a "
+                        "colour image, video or camera)")
                 raise first_error
             _, data, table, still = best
             image = still.image
