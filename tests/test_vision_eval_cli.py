@@ -325,3 +325,129 @@ def test_an_image_listed_twice_in_card_lists_is_refused_with_both_lines(fake, tm
     fake.dets = [(0, [0, 0, 9, 9], "7S")]
     r = run_eval("--images", str(img), "--labels", str(tmp_path / "l.jsonl"))
     assert r.exit_code == 2 and "listed again" in r.output and "l.jsonl:1" in r.output and "l.jsonl:2" in r.output
+
+
+def _boxes_json(path: Path, *boxes: dict, image: str = "a.png") -> Path:
+    path.write_text(json.dumps({"images": [{"image": image, "boxes": list(boxes)}]}))
+    return path
+
+
+@pytest.mark.parametrize("xmin, says", [
+    (None, "xmin None is not a number"), ("NaN", "xmin 'NaN' is not a finite number"),
+    (float("nan"), "xmin nan is not a finite number"), (float("inf"), "xmin inf is not a finite number"),
+    ("ten", "xmin 'ten' is not a number"), (True, "xmin True is not a number"),
+    (31, r"box \(31, 10, 30, 40\) is inverted: xmin > xmax"), (30, r"box \(30, 10, 30, 40\) has zero area"),
+])
+def test_a_json_box_that_is_not_a_box_is_refused_not_scored(fake, tmp_path, xmin, says):
+    # a NaN coordinate made a NaN IoU, never below the threshold: counted as a perfect match
+    photo(tmp_path / "img", "a.png")
+    lab = _boxes_json(tmp_path / "l.json", {"xmin": xmin, "ymin": 10, "xmax": 30, "ymax": 40, "card": "KH"})
+    fake.dets = [(0, [10, 10, 30, 40], "KH")]
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(lab))
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert re.search(rf"error: {re.escape(str(lab))}: image 'a.png', box 1: {says}", r.stderr), r.stderr
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+@pytest.mark.parametrize("bndbox, says", [
+    (["nan", 10, 30, 40], "xmin 'nan' is not a finite number"), ([10, 10, "inf", 40], "xmax 'inf' is not a finite"),
+    (["", 10, 30, 40], "xmin '' is not a number"), ([10, 50, 30, 40], "is inverted: ymin > ymax"),
+    ([10, 40, 30, 40], "has zero area: ymin = ymax"),
+])
+def test_a_voc_box_that_is_not_a_box_is_refused(fake, tmp_path, bndbox, says):
+    photo(tmp_path / "img", "a.png")
+    x = voc(tmp_path / "voc", "a.png", [("KH", bndbox)])
+    fake.dets = [(0, [10, 10, 30, 40], "KH")]
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(tmp_path / "voc"))
+    assert r.exit_code == 2 and f"error: {x}: object 1: " in r.stderr and says in r.stderr, r.output
+
+
+@pytest.mark.parametrize("line, says", [
+    ("0 nan 0.5 0.2 0.2", "cx 'nan' is not a finite number"), ("0 0.5 0.5 inf 0.2", "w 'inf' is not a finite"),
+    ("0 0.5 0.5 0 0.2", "box width 0 and height 0.2 must both be above 0"), ("0 0.5 0.5 0.2 -0.2", "box width 0.2 and height -0.2 must both be above 0"),
+])
+def test_a_yolo_box_that_is_not_a_box_is_refused(tmp_path, line, says):
+    photo(tmp_path / "img", "a.png")
+    y = tmp_path / "yolo"
+    y.mkdir()
+    (y / "classes.txt").write_text("KH\n")
+    (y / "a.txt").write_text(line + "\n")
+    with pytest.raises(NertzError, match=rf"{re.escape(str(y / 'a.txt'))}:1: {says}"):
+        read_labels_any(tmp_path / "img", y)
+
+
+def test_match_boxes_never_matches_a_nan_or_infinite_box():
+    from nertz.vision.evaluate import match_boxes
+
+    det = np.array([[10, 10, 30, 40], [50, 50, 70, 80]], np.float64)
+    gt = np.array([[np.nan, 10, 30, 40], [50, 50, np.inf, 80], [50, 50, 70, 80]], np.float64)
+    assert match_boxes(det, gt, 0.5) == [(1, 2)]
+    assert match_boxes(det[:1], gt[:1], 0.0) == []
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("l.jsonl", b'{"image": 5, "cards": ["KH"]}\n', "l.jsonl:1: .*'image' 5 is not a file name"),
+    ("l.jsonl", b'{"image": null, "cards": ["KH"]}\n', "l.jsonl:1: .*'image' None is not a file name"),
+    ("l.json", b'{"images": [{"image": "IMG.JPG", "boxes": {"a": 1}}]}',
+     "l.json: image 'IMG.JPG': \"boxes\" is not a list"),
+    ("l.json", b'{"images": [{"image": "a.png", "boxes": [5]}]}', "l.json: image 'a.png': \"boxes\" is not a list"),
+    ("l.json", b'{"images": [{"image": "a.png", "boxes": [{"xmin": 1, "ymin": 1}]}]}', "box 1: no xmax, ymax"),
+    ("l.json", b'{"images": [{"image": null, "boxes": []}]}', "l.json: entry 1 of \"images\": no \"image\" file name"),
+    ("l.json", b'{"images": {"a.png": []}}', "l.json: not a labels file of a supported format"),
+    ("l.json", b'{"images": [{"image": "\xe9.png", "boxes": []}]}', r"l.json: not UTF-8 text \(byte 23 is 0xe9\)"),
+    ("l.jsonl", b'{"image": "a.png", "cards": ["\xff"]}\n', "l.jsonl: not UTF-8 text"),
+])
+def test_malformed_label_files_are_errors_not_tracebacks(fake, tmp_path, name, content, says):
+    photo(tmp_path / "img", "a.png")
+    (tmp_path / name).write_bytes(content)
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(tmp_path / name))
+    assert r.exit_code == 2 and re.search(f"error: .*{says}", r.stderr), r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+@pytest.mark.parametrize("bad", ["a.txt", "classes.txt"])
+def test_a_yolo_file_that_is_not_utf8_is_an_error(fake, tmp_path, bad):
+    photo(tmp_path / "img", "a.png")
+    y = tmp_path / "yolo"
+    y.mkdir()
+    (y / "classes.txt").write_text("KH\n")
+    (y / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (y / bad).write_bytes((y / bad).read_bytes() + b"\xff\n")
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(y))
+    assert r.exit_code == 2 and f"error: {y / bad}: not UTF-8 text" in r.stderr, r.output
+
+
+def test_an_image_listed_twice_in_json_boxes_is_refused(fake, tmp_path):
+    photo(tmp_path / "img", "a.png")
+    b = {"xmin": 10, "ymin": 10, "xmax": 30, "ymax": 40, "card": "KH"}
+    (tmp_path / "l.json").write_text(json.dumps({"images": [{"image": "a.png", "boxes": [b]},
+                                                            {"image": "a", "boxes": [b]}]}))
+    r = run_eval("--images", str(tmp_path / "img"), "--labels", str(tmp_path / "l.json"))
+    assert r.exit_code == 2 and "image 'a' is listed again (entries 1 and 2" in r.stderr, r.output
+
+
+def test_a_single_voc_or_yolo_file_is_pointed_to_its_folder(tmp_path):
+    photo(tmp_path / "img", "a.png")
+    x = voc(tmp_path / "voc", "a.png", [("KH", [10, 10, 30, 40])])
+    with pytest.raises(NertzError, match=rf"Pascal VOC labels are given as the folder of .xml files \(--labels {re.escape(str(x.parent))}\)"):
+        read_labels_any(tmp_path / "img", x)
+    (tmp_path / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    with pytest.raises(NertzError, match="YOLO labels are given as the folder of .txt files"):
+        read_labels_any(tmp_path / "img", tmp_path / "a.txt")
+
+
+def test_yolo_names_of_a_synth_dataset_come_from_its_data_yaml(tmp_path):
+    # nertz synth dataset's layout: DS/images/val, DS/labels/val, DS/data.yaml (two levels up)
+    ds = tmp_path / "DS"
+    ds.mkdir()
+    photo(ds / "images", "a.png")
+    lab = ds / "labels" / "val"
+    lab.mkdir(parents=True)
+    (lab / "a.txt").write_text("1 0.5 0.5 0.5 0.5\n")
+    (ds / "data.yaml").write_text("path: x\ntrain: images/train\nval: images/val\nnames:\n  0: KH\n  1: AC\n")
+    notes: list[str] = []
+    assert read_labels_any(ds / "images", lab, notes)[0]["cards"] == ["AC"] and notes == []
+    # above the dataset root (the folder holding labels/) is not looked at: the warning stays
+    (ds / "data.yaml").rename(tmp_path / "data.yaml")
+    assert list(read_labels_any(ds / "images", lab, notes)[0]["class_id"]) == [1]
+    assert "no classes.txt or data.yaml" in notes[0]

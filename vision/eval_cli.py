@@ -11,17 +11,20 @@ Label formats (``--labels``):
   another shape (a turned photo) skips the image, with a message;
 * a folder of **YOLO** ``.txt`` files (``class cx cy w h``, normalised), with the class names
   in ``classes.txt`` (one a line) or ``data.yaml`` (``names: [KH, AC]``, a block of ``- KH``
-  lines, or of ``0: KH`` lines, under ``names:``) in the folder or its parent; with neither,
-  the detector's own ``0 face, 1 back, 2 hand`` (with a warning). A names file that gives no
-  names is an error;
+  lines, or of ``0: KH`` lines, under ``names:``) in the folder or its parent, or, in
+  ultralytics' layout (``DS/labels/val``), any folder up to the dataset root ``DS`` (the one
+  holding ``labels``); with neither, the detector's own ``0 face, 1 back, 2 hand`` (with a
+  warning). A names file that gives no names is an error;
 * a **JSON** file ``{"images": [{"image": name, "boxes": [{"xmin", "ymin", "xmax", "ymax",
-  "card"}]}]}`` (as ``shared/real_cards/edje_tf_cards/train_labels.json``);
+  "card"}]}]}`` (as ``shared/real_cards/edje_tf_cards/train_labels.json``), each image once;
 * a **JSON lines** file of card lists, ``{"image": name, "cards": ["7S", "QH", ...]}`` per line
   (cards or rank words): no boxes, so each image's named cards are compared as multisets.
 
 A label whose image is not in ``--images`` (or cannot be read) is skipped with a message; the
 run fails (status 2) only when no labelled image at all can be read. A label that is not a card
-is an error naming its file (and line, for YOLO and card lists).
+is an error naming its file (and line, for YOLO and card lists), as is a box coordinate that is
+not a finite number (null, NaN, infinite, a word), a box with xmin >= xmax or ymin >= ymax (a
+YOLO width or height not above 0), and a label file that is not UTF-8.
 
 Boxes are matched one to one by IoU (``--iou``, default 0.5) against the detector's boxes; a
 matched face is then named right or wrong. Printed: detection precision and recall per class and
@@ -40,6 +43,7 @@ the recall.
 from __future__ import annotations
 
 import json
+import math
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -101,6 +105,59 @@ def _find_image(folder: Path, stem_or_name: str) -> Path:
     raise NertzError(f"{folder}: no image {stem_or_name!r} for a label")
 
 
+def _read_text(path: Path) -> str:
+    """The text of a label or names file (UTF-8, a leading byte-order mark dropped).
+
+    Raises:
+        NertzError: the file is not UTF-8 text or cannot be read.
+    """
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise NertzError(f"{path}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}); "
+                         "save it as UTF-8") from None
+    except OSError as exc:
+        raise NertzError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _numbers(values: list[Any], keys: tuple[str, ...], where: str) -> list[float]:
+    """``values`` (numbers, or numbers written as text) as finite floats; ``keys`` name them in
+    the error, ``where`` (file, box) prefixes it.
+
+    Raises:
+        NertzError: a value that is not a number (null, true, a word) or is not finite (NaN,
+            infinite).
+    """
+    out = []
+    for k, v in zip(keys, values):
+        try:
+            if isinstance(v, bool):
+                raise TypeError
+            f = float(v)
+        except (TypeError, ValueError):
+            raise NertzError(f"{where}: {k} {v!r} is not a number") from None
+        if not math.isfinite(f):
+            raise NertzError(f"{where}: {k} {v!r} is not a finite number")
+        out.append(f)
+    return out
+
+
+def _check_box(box: list[float], where: str) -> list[float]:
+    """``box`` (xyxy), checked to have xmin < xmax and ymin < ymax.
+
+    Raises:
+        NertzError: an inverted box (xmin > xmax or ymin > ymax) or one of zero area.
+    """
+    x0, y0, x1, y1 = box
+    if x0 > x1 or y0 > y1:
+        raise NertzError(f"{where}: box ({x0:g}, {y0:g}, {x1:g}, {y1:g}) is inverted: "
+                         f"{'xmin > xmax' if x0 > x1 else 'ymin > ymax'}")
+    if x0 == x1 or y0 == y1:
+        raise NertzError(f"{where}: box ({x0:g}, {y0:g}, {x1:g}, {y1:g}) has zero area: "
+                         f"{'xmin = xmax' if x0 == x1 else 'ymin = ymax'}")
+    return box
+
+
 def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = None) -> list[dict[str, Any]]:
     """Read any supported label set (module docstring).
 
@@ -116,7 +173,9 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
         None, "label": the label file (and line)}]``: one per labelled image found.
 
     Raises:
-        NertzError: missing folders, an unknown format, or labels that do not parse.
+        NertzError: missing folders, an unknown format, labels that do not parse or are not
+            UTF-8, a box coordinate that is not a finite number, an inverted or zero-area box, or
+            an image labelled twice in a JSON file.
     """
     warn = warnings if warnings is not None else []
     if not images.is_dir():
@@ -133,8 +192,13 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
                     root = ET.parse(x).getroot()
                     boxes, cls, cards = [], [], []
                     for j, o in enumerate(root.iter("object"), 1):
-                        b = o.find("bndbox")
-                        boxes.append([float(b.find(k).text) for k in ("xmin", "ymin", "xmax", "ymax")])
+                        keys = ("xmin", "ymin", "xmax", "ymax")
+                        if o.find("bndbox") is None or any(o.find(f"bndbox/{k}") is None for k in keys):
+                            raise NertzError(f"{x}: object {j}: no <bndbox> with <xmin>, <ymin>, <xmax> and <ymax>")
+                        b = _numbers([o.findtext(f"bndbox/{k}") for k in keys], keys, f"{x}: object {j}")
+                        boxes.append(_check_box(b, f"{x}: object {j}"))
+                        if o.find("name") is None:
+                            raise NertzError(f"{x}: object {j}: no <name>")
                         c, card = _truth_of(o.find("name").text or "", f"{x}: object {j}")
                         cls.append(c)
                         cards.append(card)
@@ -143,7 +207,7 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
                     if root.find("size") is not None:
                         w, h = (int(float(root.findtext(f"size/{k}") or 0)) for k in ("width", "height"))
                         size = (w, h) if w > 0 and h > 0 else None
-                except (ET.ParseError, AttributeError, TypeError, ValueError) as exc:
+                except (ET.ParseError, AttributeError, TypeError, ValueError, OverflowError) as exc:
                     raise NertzError(f"{x}: not a Pascal VOC annotation ({exc})") from None
                 try:
                     img = _find_image(images, fname)
@@ -165,14 +229,19 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
                     warn.append(f"{t}: skipped: {exc}")
                     continue
                 boxes, cls, cards = [], [], []
-                for i, line in enumerate(t.read_text().splitlines(), 1):
+                for i, line in enumerate(_read_text(t).splitlines(), 1):
                     parts = line.split()
                     if not parts:
                         continue
                     try:
-                        k, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:5])
+                        k = int(parts[0])
                     except ValueError:
                         raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h)") from None
+                    if len(parts) < 5:
+                        raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h)")
+                    cx, cy, bw, bh = _numbers(parts[1:5], ("cx", "cy", "w", "h"), f"{t}:{i}")
+                    if bw <= 0 or bh <= 0:
+                        raise NertzError(f"{t}:{i}: box width {bw:g} and height {bh:g} must both be above 0")
                     if k not in names:
                         raise NertzError(f"{t}:{i}: class {k} has no name in {source} ({len(names)} names)")
                     c, card = _truth_of(names[k], f"{t}:{i}: class {k} of {source}")
@@ -183,7 +252,11 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
                             "class_id": np.array(cls, np.int64), "cards": cards, "size": None, "label": str(t)})
             return out
         raise NertzError(f"{labels}: no .xml (Pascal VOC) or .txt (YOLO) labels in this folder")
-    text = labels.read_text(encoding="utf-8")
+    if labels.suffix.lower() in (".xml", ".txt"):
+        kind = "Pascal VOC" if labels.suffix.lower() == ".xml" else "YOLO"
+        raise NertzError(f"{labels}: {kind} labels are given as the folder of {labels.suffix.lower()} files "
+                         f"(--labels {labels.parent}), not one file")
+    text = _read_text(labels)
     if labels.suffix in (".jsonl", ".ndjson"):
         for i, line in enumerate(text.splitlines(), 1):
             if not line.strip():
@@ -192,6 +265,8 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
             try:
                 e = json.loads(line)
                 name, listed = e["image"], e["cards"]
+                if not isinstance(name, str) or not name.strip():
+                    raise TypeError(f"'image' {name!r} is not a file name")
                 if not isinstance(listed, list):
                     raise TypeError("'cards' is not a list")
             except (ValueError, KeyError, TypeError) as exc:
@@ -215,20 +290,39 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
         return out
     try:
         data = json.loads(text)
-        for e in data["images"]:
-            bs = e["boxes"]
-            cards = [_truth_of(str(b["card"]), f"{labels}: image {e['image']!r}, box {j}")[1] if b.get("card") else ""
-                     for j, b in enumerate(bs, 1)]
-            boxes = np.array([[b["xmin"], b["ymin"], b["xmax"], b["ymax"]] for b in bs], np.float64).reshape(-1, 4)
-            try:
-                img = _find_image(images, e["image"])
-            except NertzError as exc:
-                warn.append(f"{labels}: image {e['image']!r} skipped: {exc}")
-                continue
-            out.append({"image": img, "boxes": boxes, "class_id": np.zeros(len(bs), np.int64), "cards": cards,
-                        "size": None, "label": str(labels)})
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
         raise NertzError(f"{labels}: not a labels file of a supported format ({exc})") from None
+    form = '{"images": [{"image": name, "boxes": [{"xmin", "ymin", "xmax", "ymax", "card"}]}]}'
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise NertzError(f"{labels}: not a labels file of a supported format (JSON boxes are {form})")
+    seen: dict[Path, int] = {}
+    for n, e in enumerate(data["images"], 1):
+        name = e.get("image") if isinstance(e, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            raise NertzError(f"{labels}: entry {n} of \"images\": no \"image\" file name ({form})")
+        where = f"{labels}: image {name!r}"
+        bs = e.get("boxes")
+        if not isinstance(bs, list) or not all(isinstance(b, dict) for b in bs):
+            raise NertzError(f"{where}: \"boxes\" is not a list of {{\"xmin\", \"ymin\", \"xmax\", \"ymax\", "
+                             "\"card\"} objects")
+        keys = ("xmin", "ymin", "xmax", "ymax")
+        boxes = []
+        for j, b in enumerate(bs, 1):
+            if any(k not in b for k in keys):
+                raise NertzError(f"{where}, box {j}: no {', '.join(k for k in keys if k not in b)}")
+            boxes.append(_check_box(_numbers([b[k] for k in keys], keys, f"{where}, box {j}"), f"{where}, box {j}"))
+        cards = [_truth_of(str(b["card"]), f"{where}, box {j}")[1] if b.get("card") else ""
+                 for j, b in enumerate(bs, 1)]
+        try:
+            img = _find_image(images, name)
+        except NertzError as exc:
+            warn.append(f"{where} skipped: {exc}")
+            continue
+        if img in seen:  # scored twice, it would count its boxes twice
+            raise NertzError(f"{where} is listed again (entries {seen[img]} and {n} of \"images\"): one entry per image")
+        seen[img] = n
+        out.append({"image": img, "boxes": np.array(boxes, np.float64).reshape(-1, 4),
+                    "class_id": np.zeros(len(bs), np.int64), "cards": cards, "size": None, "label": str(labels)})
     return out
 
 
@@ -252,22 +346,26 @@ def _yaml_names(text: str) -> dict[int, str]:
 
 
 def _yolo_names(folder: Path, warnings: list[str]) -> tuple[dict[int, str], str]:
-    """(class id -> name, where they came from) for a YOLO labels folder: its (or its parent's)
-    ``classes.txt`` or ``data.yaml``; else the detector's classes, with a warning.
+    """(class id -> name, where they came from) for a YOLO labels folder: the first
+    ``classes.txt`` or ``data.yaml`` in the folder, its parent, or, inside a ``labels`` folder
+    (ultralytics' ``DS/labels/val`` beside ``DS/data.yaml``), any folder up to the dataset root
+    (the one holding ``labels``); else the detector's classes, with a warning.
 
     Raises:
-        NertzError: a names file that gives no names.
+        NertzError: a names file that gives no names or is not UTF-8.
     """
-    for base in (folder, folder.parent):
+    chain = [folder, *folder.absolute().parents]
+    top = next((i + 1 for i, p in enumerate([folder.absolute(), *chain[1:]]) if p.name == "labels"), 1)
+    for base in chain[:top + 1]:
         ct = base / "classes.txt"
         if ct.is_file():
-            names = dict(enumerate(x.strip() for x in ct.read_text().splitlines() if x.strip()))
+            names = dict(enumerate(x.strip() for x in _read_text(ct).splitlines() if x.strip()))
             if not names:
                 raise NertzError(f"{ct}: no class names in it (one name a line: KH, AC, ...)")
             return names, str(ct)
         dy = base / "data.yaml"
         if dy.is_file():
-            names = _yaml_names(dy.read_text(encoding="utf-8"))
+            names = _yaml_names(_read_text(dy))
             if not names:
                 raise NertzError(f"{dy}: no class names read from it (write them as names: [KH, AC], "
                                  "or under names: as lines '- KH' or '0: KH')")

@@ -55,15 +55,20 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def match_boxes(det: np.ndarray, gt: np.ndarray, thr: float = 0.5) -> list[tuple[int, int]]:
-    """Greedy matching, highest IoU first: ``[(det index, gt index)]`` with IoU >= ``thr``."""
+    """Greedy matching, highest IoU first: ``[(det index, gt index)]`` with IoU >= ``thr``.
+
+    A pair whose IoU is not a finite number (a box with a NaN or infinite coordinate) never
+    matches. Raises no error.
+    """
     if len(det) == 0 or len(gt) == 0:
         return []
     m = iou_matrix(det, gt)
+    m[~np.isfinite(m)] = -np.inf
     pairs = []
     used_d, used_g = set(), set()
     for flat in np.argsort(-m, axis=None):
         i, j = np.unravel_index(flat, m.shape)
-        if m[i, j] < thr:
+        if not m[i, j] >= thr:
             break
         if i in used_d or j in used_g:
             continue
