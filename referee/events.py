@@ -22,7 +22,8 @@ can be scored as it is.
 Each event is an immutable pydantic model; :func:`parse_event` validates one decoded line.
 Values must have their JSON types (:mod:`nertz.referee.jsonvalues`): times and confidences are
 finite JSON numbers (not ``"1"``, ``true``, ``NaN`` or ``Infinity``), piles and counts JSON
-integers, and cards are written in the upper-case notation (``"AS"``, not ``"as"``; ``"TH"``,
+integers (times at most :data:`MAX_T` seconds, pile numbers at most :data:`MAX_PILE`, the
+limits the service's API sets too), and cards are written in the upper-case notation (``"AS"``, not ``"as"``; ``"TH"``,
 not ``"10H"``: :meth:`~nertz.referee.cards.Card.from_notation`).
 """
 
@@ -45,7 +46,16 @@ from nertz.referee.cards import Card
 from nertz.referee.errors import CardError, EventError
 from nertz.referee.jsonvalues import FiniteNumber, OptionalFiniteNumber, WholeNumber
 
+MAX_T = 1e6
+"""The latest time an event may carry, seconds (11.6 days: no round is that long; a larger
+``t`` is a broken log, and the live service would wait for it forever)."""
+MAX_PILE = 10_000
+"""The largest foundation number an event may name (a round has four foundations per player,
+one per ace)."""
+
 __all__ = [
+    "MAX_T",
+    "MAX_PILE",
     "Play",
     "Call",
     "NertzLeft",
@@ -96,10 +106,10 @@ class Play(_Event):
     """
 
     type: Literal["play"] = "play"
-    t: FiniteNumber = Field(ge=0)
+    t: FiniteNumber = Field(ge=0, le=MAX_T)
     player: str
     card: CardField
-    pile: WholeNumber = Field(ge=0)
+    pile: WholeNumber = Field(ge=0, le=MAX_PILE)
     confidence: FiniteNumber = Field(1.0, ge=0, le=1)
     as_: CardField | None = Field(None, alias="as")
 
@@ -120,7 +130,7 @@ class Call(_Event):
     """
 
     type: Literal["call"] = "call"
-    t: FiniteNumber = Field(ge=0)
+    t: FiniteNumber = Field(ge=0, le=MAX_T)
     player: str
 
 
@@ -133,7 +143,7 @@ class NertzLeft(_Event):
     """
 
     type: Literal["nertz_left"] = "nertz_left"
-    t: OptionalFiniteNumber = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0, le=MAX_T)
     player: str
     count: WholeNumber = Field(ge=0, le=13)
 
@@ -143,7 +153,7 @@ class RoundEnd(_Event):
     ``"ended"``: ended by a person). ``t`` omitted means at the end of the log."""
 
     type: Literal["round_end"] = "round_end"
-    t: OptionalFiniteNumber = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0, le=MAX_T)
     reason: Literal["stuck", "ended", "call"] = "stuck"
 
 
@@ -151,18 +161,18 @@ class TakeBack(_Event):
     """A card lifted back out of the shared area by ``player``."""
 
     type: Literal["take_back"] = "take_back"
-    t: FiniteNumber = Field(ge=0)
+    t: FiniteNumber = Field(ge=0, le=MAX_T)
     player: str
     card: CardField
-    pile: WholeNumber = Field(ge=0)
+    pile: WholeNumber = Field(ge=0, le=MAX_PILE)
 
 
 class Declare(_Event):
     """A joker's identity declared after it was played (answers a ``declare`` ruling)."""
 
     type: Literal["declare"] = "declare"
-    t: OptionalFiniteNumber = Field(None, ge=0)
-    pile: WholeNumber = Field(ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0, le=MAX_T)
+    pile: WholeNumber = Field(ge=0, le=MAX_PILE)
     as_: CardField = Field(alias="as")
     player: str | None = None
 
@@ -177,7 +187,7 @@ class Resolve(_Event):
     """
 
     type: Literal["resolve"] = "resolve"
-    t: OptionalFiniteNumber = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0, le=MAX_T)
     id: str = Field(min_length=1, max_length=100)
     winner: str | None = None
     as_: CardField | None = Field(None, alias="as")
@@ -187,7 +197,7 @@ class Stuck(_Event):
     """Everyone was stuck and turned their waste over (information only)."""
 
     type: Literal["stuck"] = "stuck"
-    t: OptionalFiniteNumber = Field(None, ge=0)
+    t: OptionalFiniteNumber = Field(None, ge=0, le=MAX_T)
 
 
 class RulingLine(_Event):

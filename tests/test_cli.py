@@ -65,6 +65,9 @@ def test_score_without_a_table_uses_the_names_in_the_log(tmp_path):
         (['{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": true}'], "line 1: invalid play event: pile: must be a whole number"),
         (['{"t": 1, "type": "play", "player": "red", "card": "as", "pile": 1}'], "line 1: invalid play event: card: 'as' is not in the card notation"),
         (['{"t": NaN, "type": "play", "player": "red", "card": "AS", "pile": 1}'], "line 1: invalid play event: t: NaN is not a finite number"),
+        # the service's API limits (a log the live replay would wait on forever, a 26-digit pile)
+        (['{"t": 1e300, "type": "play", "player": "red", "card": "AS", "pile": 1}'], "line 1: invalid play event: t: Input should be less than or equal to 1000000"),
+        (['{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 99999999999999999999999999}'], "line 1: invalid play event: pile: Input should be less than or equal to 10000"),
     ],
 )
 def test_bad_logs_fail_cleanly_with_the_line(tmp_path, lines, fragment):

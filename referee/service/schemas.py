@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nertz.referee.events import MAX_PILE, MAX_T
 from nertz.referee.jsonvalues import FiniteNumber, WholeNumber
 from nertz.referee.reconcile import Suspect
 
@@ -24,8 +25,8 @@ CardText = Annotated[str, Field(pattern=CARD_PATTERN, description="card notation
 RealCard = Annotated[str, Field(pattern=REAL_CARD_PATTERN, description="a real card, e.g. '5H'")]
 # JSON types as the event log reader checks them (nertz.referee.jsonvalues): "1" and true are
 # no pile number, NaN no time
-Seconds = Annotated[FiniteNumber, Field(ge=0, le=1e6, description="seconds from the start of the round's source")]
-PileNo = Annotated[WholeNumber, Field(ge=0, le=10_000, description="a foundation's number")]
+Seconds = Annotated[FiniteNumber, Field(ge=0, le=MAX_T, description="seconds from the start of the round's source")]
+PileNo = Annotated[WholeNumber, Field(ge=0, le=MAX_PILE, description="a foundation's number")]
 Confidence = Annotated[FiniteNumber, Field(ge=0, le=1, description="the play's confidence, 0..1")]
 NertzCount = Annotated[WholeNumber, Field(ge=0, le=13, description="cards left in a Nertz pile")]
 
