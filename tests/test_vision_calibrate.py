@@ -45,6 +45,19 @@ def _back(img: np.ndarray, box: tuple[int, int, int, int], hex_colour: str) -> N
 
 
 # --- path A: markers -------------------------------------------------------------------------
+def _fake_recognizer(monkeypatch, backs) -> None:
+    """Make the card detector find exactly ``backs`` (two back quads of :func:`_marker_table`)."""
+
+    class FakeRecognizer:  # the backs the detector would find
+        def __init__(self, *a, **k):
+            pass
+
+        def detect(self, image):
+            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
+
+    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+
+
 def _marker_table(player_markers: bool = True) -> tuple[np.ndarray, list]:
     img = np.full((720, 1280, 3), TABLE_BGR, np.uint8)
     for mid, c in zip((0, 1, 2, 3), [(400, 220), (880, 220), (880, 500), (400, 500)]):
@@ -328,15 +341,7 @@ def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
 def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):
     img, backs = _marker_table()
     cv2.imwrite(str(tmp_path / "still.png"), img)
-
-    class FakeRecognizer:  # the backs the detector would find
-        def __init__(self, *a, **k):
-            pass
-
-        def detect(self, image):
-            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
-
-    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    _fake_recognizer(monkeypatch, backs)
     out = tmp_path / "table.json"
     r = CliRunner().invoke(_app(), ["calibrate", "--source", str(tmp_path / "still.png"), "--out", str(out),
                                     "--players", "red,blue", "--preview", str(tmp_path / "p.png")])
@@ -441,17 +446,10 @@ def test_cli_checks_the_preview_before_calibrating_and_leaves_no_table_when_it_f
     img, backs = _marker_table()
     cv2.imwrite(str(tmp_path / "still.png"), img)
 
-    class FakeRecognizer:
-        def __init__(self, *a, **k):
-            pass
-
-        def detect(self, image):
-            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
-
     def no_room(path, image):
         raise ImageError(f"{path}: cannot write the image (does its folder exist?)")
 
-    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    _fake_recognizer(monkeypatch, backs)
     monkeypatch.setattr("nertz.vision.detect.save_image", no_room)
     args = ["calibrate", "--source", str(tmp_path / "still.png"), "--players", "red,blue",
             "--preview", str(tmp_path / "p.png")]
@@ -478,15 +476,7 @@ def test_cli_names_count_in_its_messages_and_refuses_a_count_that_contradicts_pl
     # a --count equal to the number of names is no conflict
     img, backs = _marker_table()
     cv2.imwrite(str(tmp_path / "still.png"), img)
-
-    class FakeRecognizer:
-        def __init__(self, *a, **k):
-            pass
-
-        def detect(self, image):
-            return Detections.from_boxes(np.array(backs, np.float32), np.ones(2), np.ones(2, int))
-
-    monkeypatch.setattr("nertz.vision.detect.CardRecognizer", FakeRecognizer)
+    _fake_recognizer(monkeypatch, backs)
     r = CliRunner().invoke(_app(), ["calibrate", "--source", str(tmp_path / "still.png"), "--out",
                                     str(tmp_path / "t.json"), "--players", "red,blue", "--count", "2"])
     assert r.exit_code == 0, r.output

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -849,14 +849,8 @@ class LiveReferee:
                 game = self.round
                 new_round([se.event for se in self.current.events
                            if not se.origin.startswith("source:") and _for_source(se.event, game)])
-        for index, event in self.source.events(skip, self.clock, stop):
-            with self._lock:
-                if stop.is_set() or self.current.number != number or self.current.closed:
-                    return
-                try:
-                    self.push_event(event, origin=origin, index=index)
-                except NertzError as exc:
-                    self._source_error(index, event, str(exc))
+        if not self._push_from_source(self.source.events(skip, self.clock, stop), number, origin, stop):
+            return
         with self._lock:
             if stop.is_set() or self.current.number != number:
                 return
@@ -865,14 +859,22 @@ class LiveReferee:
         late = getattr(self.source, "late_events", None)
         if late is None:
             return
-        for index, event in late(stop):  # what the source still answers (a call after a video's end)
+        self._push_from_source(late(stop), number, origin, stop)  # a call after a video's end
+
+    def _push_from_source(self, events: Iterator[tuple[int, dict[str, Any]]], number: int, origin: str,
+                          stop: threading.Event) -> bool:
+        """Push the source's ``(index, event)`` pairs into round ``number`` as they come (an
+        event that does not apply: :meth:`_source_error`); False once ``stop`` is set or the
+        round has changed or closed (the rest is dropped), True at the events' end."""
+        for index, event in events:
             with self._lock:
                 if stop.is_set() or self.current.number != number or self.current.closed:
-                    return
+                    return False
                 try:
                     self.push_event(event, origin=origin, index=index)
                 except NertzError as exc:
                     self._source_error(index, event, str(exc))
+        return True
 
     def _source_error(self, index: int, event: dict[str, Any], message: str) -> None:
         """An event of the source that did not apply (unknown player, a take-back of a card
