@@ -62,7 +62,7 @@ strips form a fan with a gap of a card or more, the model's weak boxes (score do
 :data:`FAN_FILL_WEAK`) on the fan's circle fill it, and the stretch up to the whole top card's
 own wedge too (:func:`_fan_gaps`); a small strip well inside a fan's circle, across its
 wedges' narrow ends, is not counted (:func:`_fan_strays`). In a row-shaped spread, a second box
-on one card's strip is not counted and a gap of two pitches or more gets the cards it hides
+on one card's strip is not counted and a gap of 1.6 pitches or more gets the cards it hides
 (:func:`_row_slots`, :data:`ROW_RECOUNT`). ``hybrid``
 counts with the model only the spreads that step 4 classifies as one of :data:`LEARNED_KINDS`.
 
@@ -191,7 +191,7 @@ within one card 31.7 -> 40.0 %, every colour exact 18.3 -> 15.0 %, fans 36 -> 43
 audit 0.76 -> 0.80 s a photo."""
 ROW_RECOUNT = True
 """Learned path: the model's strips of each row-shaped spread are checked against the row's own
-pitch (:func:`_row_slots`): a second box on one card's strip is not counted, and a gap of two
+pitch (:func:`_row_slots`): a second box on one card's strip is not counted, and a gap of 1.6
 pitches or more between found strips gets the cards it hides. Dev audit scenes 0-19 / 100-139:
 mean error 0.78 -> 0.72 / 0.77 -> 0.76 cards, rows counted exactly 82 -> 86 / 80 -> 80 %; of
 the 16 rows it changed, 13 came nearer their true count and 2 went farther. Held out
