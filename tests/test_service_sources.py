@@ -81,6 +81,26 @@ def test_serve_refuses_a_log_of_other_players_as_score_does(tmp_path, monkeypatc
     assert not db.exists()  # refused before the store is made
 
 
+def test_serve_on_a_port_in_use_says_so_and_makes_no_store(tmp_path):
+    import socket
+
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        db = tmp_path / "new.sqlite3"
+        r = CliRunner().invoke(app, ["serve", "--source", str(SAMPLE / "events.jsonl"), "--db", str(db),
+                                     "--port", str(taken.getsockname()[1])])
+    finally:
+        taken.close()
+    assert r.exit_code == 2 and "already in use" in r.output, r.output
+    assert not db.exists() and not list(tmp_path.iterdir())
+
+
 def test_log_check_passes_the_sample_against_its_own_table():
     from nertz.referee.files import read_table
 

@@ -140,6 +140,8 @@ def serve(
             src.check(tbl)  # a log of other players (or one that does not replay) is refused as `nertz score` refuses it
         else:
             src = camera
+        remote = not is_loopback(host)
+        sock = _bind(host, port)  # first: a port in use leaves no store behind
         if db is None:
             db = default_db_path()
             db.parent.mkdir(parents=True, exist_ok=True)
@@ -147,8 +149,6 @@ def serve(
             fail(f"--db {db}: no folder {db.parent} to keep the store in (make it first, or give another path)")
         db_lock = _lock_store(db)  # held while the server runs
         store = EventStore(db)
-        remote = not is_loopback(host)
-        sock = _bind(host, port)
     except NertzError as exc:
         fail(str(exc))
     except OSError as exc:
