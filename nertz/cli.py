@@ -88,6 +88,9 @@ def score(
         if as_json:
             replay = game.replay()
             _emit_json([r.to_json() for r in replay.rulings] + [replay.result.to_json()])
+            if replay.unused_answers:
+                typer.echo(f"warning: answers to no review item of this round (ignored): "
+                           f"{', '.join(replay.unused_answers)}", err=True)
         else:
             typer.echo(format_round(game))
     except NertzError as exc:

@@ -19,7 +19,8 @@ def format_time(t: float | None) -> str:
 
 
 def format_round(game: Round) -> str:
-    """A readable report of a round: every ruling, then the scoreboard.
+    """A readable report of a round: every ruling, any ``resolve``/``declare`` answer no review
+    item asked for (:attr:`~nertz.referee.round.Replay.unused_answers`), then the scoreboard.
 
     Returns:
         Text lines joined by newlines (no trailing newline).
@@ -29,6 +30,8 @@ def format_round(game: Round) -> str:
     for r in replay.rulings:
         mark = {"accepted": "  ok ", "rejected": "  NO ", "collision": "  !! ", "tie": "  == "}.get(r.kind, "  -- ")
         out.append(f"{format_time(r.t)} {mark}{r.message or r.kind}")
+    if replay.unused_answers:
+        out.append(f"Answers to no review item of this round (ignored): {', '.join(replay.unused_answers)}.")
     out.append("")
     out.append(format_scoreboard(replay.result))
     return "\n".join(out)

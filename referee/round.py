@@ -77,11 +77,15 @@ class Replay:
         rulings: every ruling, in time order.
         foundations: the foundations as they lie after the last event.
         result: the scores (provisional while the round has not ended).
+        unused_answers: the ids of ``resolve`` answers (and ``joker:<pile>`` of ``declare``
+            events) that no review item of the round has asked for so far (``"tie:99:AS"``:
+            a typing mistake, or an answer given ahead of its question), sorted.
     """
 
     rulings: tuple[Ruling, ...]
     foundations: Foundations
     result: RoundResult
+    unused_answers: tuple[str, ...] = ()
 
 
 class Round:
@@ -233,6 +237,7 @@ class _Referee:
         self.jokers_used: dict[str, int] = defaultdict(int)
         self.tie_decisions: dict[str, str] = {}
         self.joker_decisions: dict[int, Card] = {}
+        self.answers_asked: set[str] = set()  # review ids whose answer was looked up
         self.reviews_open: dict[str, Ruling] = {}
         self.counts: dict[str, list[tuple[float, int, int]]] = defaultdict(list)
         self.last_t = -math.inf
@@ -294,7 +299,9 @@ class _Referee:
     def snapshot(self) -> Replay:
         """The rulings, foundations and result as of the events ruled so far."""
         result, closing = self._result()
-        return Replay(tuple(self.rulings + closing), self.foundations.copy(), result)
+        answers = set(self.tie_decisions) | {f"joker:{pile}" for pile in self.joker_decisions}
+        return Replay(tuple(self.rulings + closing), self.foundations.copy(), result,
+                      tuple(sorted(answers - self.answers_asked)))
 
     def _owner(self, name: str) -> str:
         owner = self.table.owner_of(name)
@@ -421,6 +428,7 @@ class _Referee:
             )
             return
         review_id = f"tie:{ev.pile}:{card}"
+        self.answers_asked.add(review_id)
         decided = self.tie_decisions.get(review_id)
         if decided is not None and decided not in (holder.owner, owner):
             raise EventError(f"resolve {review_id!r}: winner {decided!r} did not play that card to that pile")
@@ -491,6 +499,7 @@ class _Referee:
             return
         pile = self.foundations.piles.get(ev.pile)
         if pile is None or not pile.cards:
+            self.answers_asked.add(f"joker:{ev.pile}")
             declared = ev.as_ or self.joker_decisions.get(ev.pile)
             if declared is not None and not declared.is_ace:
                 self._reject(

@@ -201,6 +201,23 @@ def test_strict_tie_is_resolved_by_a_person():
     assert [(str(c.card), c.owner) for c in pile.cards] == [("AS", "red"), ("2S", "blue")]
 
 
+def test_answers_no_review_item_asked_for_are_listed_not_applied():
+    # a newcomer's log: a resolve with a mistyped id was ignored without a word by `nertz score`
+    events = [play(1, "red", "AS", 1), play(2.40, "red", "2S", 1), play(2.43, "blue", "2S", 1)]
+    used = Round(make_table(tie="strict"), events + [{"type": "resolve", "id": "tie:1:2S", "winner": "blue"}])
+    assert used.replay().unused_answers == ()
+    typo = Round(make_table(tie="strict"), events + [{"type": "resolve", "id": "tie:9:2S", "winner": "blue"}])
+    assert typo.replay().unused_answers == ("tie:9:2S",)
+    assert typo.result.reviews == ("tie:1:2S",)  # the real question is still open
+    jokers = Round(make_table(jokers=True), [play(1, "red", "JK", 4), {"type": "resolve", "id": "joker:4", "as": "AS"},
+                                             {"type": "resolve", "id": "joker:7", "as": "AH"}])
+    assert jokers.replay().unused_answers == ("joker:7",)
+    from nertz.referee.report import format_round
+
+    assert "Answers to no review item of this round (ignored): tie:9:2S." in format_round(typo)
+    assert "Answers to no review item" not in format_round(used)
+
+
 def test_call_with_no_count_is_taken_at_the_players_word_and_later_count_decides():
     # The caller's count is reported only after the call: 2 cards left, so the call was false.
     game = Round(make_table(), [{"t": 5, "type": "call", "player": "red"}, {"t": 9, "type": "nertz_left", "player": "red", "count": 2}])
