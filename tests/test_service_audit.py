@@ -23,7 +23,7 @@ from nertz.referee.service.views import match_view, round_view
 from nertz.referee.store import EventStore
 
 from conftest import make_table
-from test_service_browser import CHROMIUM, CHROMIUM_ARGS, server  # noqa: F401  (the fixture)
+from test_service_browser import browser_page, server  # noqa: F401  (the fixture)
 
 
 def play(t: float, player: str, card: str, pile: int, **extra: Any) -> dict[str, Any]:
@@ -519,59 +519,49 @@ def _http_post(base: str, path: str, body: Any) -> Any:
 
 
 def test_the_page_shows_the_back_count_panel(server: str) -> None:  # noqa: F811
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: the browser test drives Debian's chromium (apt-get install -y chromium)")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(server + "/")
-            expect(page.locator("#conn.live")).to_have_count(1)
-            expect(page.locator("#audit")).to_be_hidden()  # no count while the round is played
-            for ev in ROUND:
-                _http_post(server, "/api/events", ev)
-            # the round has ended: the panel offers the count, prefilled with the live figures
-            expect(page.locator("#audit-form")).to_be_visible()
-            expect(page.locator('#audit-inputs input[data-count="red"]')).to_have_value("3")
-            # a field left empty is asked for, not sent as 0; a validation error shows its messages
-            blue = page.locator('#audit-inputs input[data-count="blue"]')
-            blue.fill("")
-            page.locator("#audit-record").click()
-            expect(page.locator("#status")).to_have_text("give blue's count (0 if no card of their back is on the foundations)")
-            blue.fill("-1")
-            page.locator("#audit-record").click()
-            expect(page.locator("#status")).to_have_text("counts.blue: Input should be greater than or equal to 0")
-            with urllib.request.urlopen(server + "/api/round", timeout=10) as r:
-                assert json.loads(r.read())["audit"] is None
-            page.locator('#audit-inputs input[data-count="red"]').fill("4")
-            page.locator('#audit-inputs input[data-count="blue"]').fill("0")
-            page.locator('#audit-inputs input[data-left="blue"]').fill("4")
-            page.locator("#audit-record").click()
-            expect(page.locator('[data-testid="audit-score-red"]')).to_have_text("4")
-            expect(page.locator('[data-testid="audit-diff-blue"]')).to_have_text("-1")
-            expect(page.locator('[data-testid="audit-score-blue"]')).to_have_text("-8")
-            expect(page.locator("#audit-note")).to_contain_text("differs from the live count")
-            suspect = page.locator('#audit-suspects tr[data-card="2H"]')
-            expect(suspect).to_contain_text("2♥")
-            expect(suspect).to_contain_text("blue")
-            expect(suspect).to_contain_text("0.50")
-            expect(suspect).to_contain_text("0:02")
-            # the scoreboard scores by the count, the live figure beside it
-            expect(page.locator('.player[data-player="red"] .score')).to_have_text("4")
-            expect(page.locator('.player[data-player="blue"] .sub')).to_contain_text("0 counted (live 1)")
-            with urllib.request.urlopen(server + "/api/round", timeout=10) as r:
-                assert json.loads(r.read())["audit"]["counts"] == {"red": 4, "blue": 0, "green": 1}
-            page.locator("#btn-next").click()
-            expect(page.locator("#round-label")).to_have_text("Round 2")
-            expect(page.locator("#audit")).to_be_hidden()
-            expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 4 / 100")
-            assert errors == []
-        finally:
-            browser.close()
+    with browser_page(server + "/") as (page, errors):
+        expect(page.locator("#conn.live")).to_have_count(1)
+        expect(page.locator("#audit")).to_be_hidden()  # no count while the round is played
+        for ev in ROUND:
+            _http_post(server, "/api/events", ev)
+        # the round has ended: the panel offers the count, prefilled with the live figures
+        expect(page.locator("#audit-form")).to_be_visible()
+        expect(page.locator('#audit-inputs input[data-count="red"]')).to_have_value("3")
+        # a field left empty is asked for, not sent as 0; a validation error shows its messages
+        blue = page.locator('#audit-inputs input[data-count="blue"]')
+        blue.fill("")
+        page.locator("#audit-record").click()
+        expect(page.locator("#status")).to_have_text("give blue's count (0 if no card of their back is on the foundations)")
+        blue.fill("-1")
+        page.locator("#audit-record").click()
+        expect(page.locator("#status")).to_have_text("counts.blue: Input should be greater than or equal to 0")
+        with urllib.request.urlopen(server + "/api/round", timeout=10) as r:
+            assert json.loads(r.read())["audit"] is None
+        page.locator('#audit-inputs input[data-count="red"]').fill("4")
+        page.locator('#audit-inputs input[data-count="blue"]').fill("0")
+        page.locator('#audit-inputs input[data-left="blue"]').fill("4")
+        page.locator("#audit-record").click()
+        expect(page.locator('[data-testid="audit-score-red"]')).to_have_text("4")
+        expect(page.locator('[data-testid="audit-diff-blue"]')).to_have_text("-1")
+        expect(page.locator('[data-testid="audit-score-blue"]')).to_have_text("-8")
+        expect(page.locator("#audit-note")).to_contain_text("differs from the live count")
+        suspect = page.locator('#audit-suspects tr[data-card="2H"]')
+        expect(suspect).to_contain_text("2♥")
+        expect(suspect).to_contain_text("blue")
+        expect(suspect).to_contain_text("0.50")
+        expect(suspect).to_contain_text("0:02")
+        # the scoreboard scores by the count, the live figure beside it
+        expect(page.locator('.player[data-player="red"] .score')).to_have_text("4")
+        expect(page.locator('.player[data-player="blue"] .sub')).to_contain_text("0 counted (live 1)")
+        with urllib.request.urlopen(server + "/api/round", timeout=10) as r:
+            assert json.loads(r.read())["audit"]["counts"] == {"red": 4, "blue": 0, "green": 1}
+        page.locator("#btn-next").click()
+        expect(page.locator("#round-label")).to_have_text("Round 2")
+        expect(page.locator("#audit")).to_be_hidden()
+        expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 4 / 100")
+        assert errors == []
 
 
 def test_counts_that_contradict_the_deck_or_the_call_are_refused_and_ending_twice_is_a_conflict(tmp_path: Path) -> None:
