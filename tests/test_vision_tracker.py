@@ -1869,6 +1869,50 @@ def test_an_ace_covered_at_once_is_inferred_under_the_two_that_opened_the_pile()
     assert plays[0]["t"] < plays[1]["t"]
 
 
+@pytest.mark.parametrize("late_open, plays", [
+    (15, [("red", "AH", 1), ("red", "2H", 1), ("red", "3H", 1), ("red", "4H", 1)]),
+    (0, []),
+])
+def test_a_pile_whose_first_cards_no_look_showed_opens_late_from_a_card_lying_still(late_open, plays):
+    # red lays AH, 2H and 3H on a new pile; the detector never sees the ace or the two there
+    # (r9408's hearts pile, design kde-oxygen), only the 3H, which no foundation starts with.
+    # Lying still, read the same in ``late_open`` looks, it opens the pile late: its play at
+    # its first sighting, the ace and the two under it inferred from red's zone; the 4H laid
+    # on it later is a play on that pile. Off (0): the pile and every card on it are lost
+    s = Stream(TrackerSettings(late_open=late_open))
+    zone = [("AH", 0.99, card(600, 600)), ("2H", 0.99, card(650, 600)), ("3H", 0.99, card(700, 600)),
+            ("4H", 0.99, card(750, 600))]
+    for _ in range(3):
+        _look(s, zone)
+    for _ in range(3):
+        _look(s, zone[3:])                                # the three leave red's zone
+    first = s.frame / 30
+    for _ in range(16):
+        _look(s, [zone[3], ("3H", 0.9, card(500, 300))])  # the pile shows only the 3H
+    for _ in range(2):
+        _look(s, [])                                      # the 4H leaves too
+    for _ in range(3):
+        _look(s, [("4H", 0.9, card(506, 302))])
+    got = [e for e in s.events if e["type"] == "play"]
+    assert [(p["player"], p["card"], p["pile"]) for p in got] == plays
+    if plays:
+        assert got[2]["t"] == pytest.approx(first)       # the 3H's first sighting
+
+
+def test_a_card_held_over_the_shared_area_opens_no_pile_late():
+    # a 9C in a hand over the shared area, moving a little each look: never the same pose
+    # in ``late_open`` looks, no pile; a 9C lying where a completed pile was set aside: none
+    s = Stream()
+    for k in range(20):
+        s.look(("9C", card(500 + 8 * k, 300)))
+    assert not [e for e in s.events if e["type"] == "play"]
+    s = Stream(TrackerSettings(gone_after=0.5))
+    s.repeat(3, ("AC", card(700, 300)))
+    s.repeat(8)                                      # the pile is gone (set aside)
+    s.repeat(20, ("9C", card(702, 300)))
+    assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC"]
+
+
 @pytest.mark.parametrize("settle_seen_once", [True, False])
 def test_a_held_copy_seen_back_once_before_the_hold_ends_settles_the_pair(settle_seen_once):
     # both copies leave, an AH lands; red's copy shows in red's zone in one look 0.8 s later,

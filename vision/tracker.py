@@ -29,7 +29,8 @@ hand boxes. Three state machines run on these looks:
   skipped cards all just left zones (``max_skipped``) means they went on the pile and were
   covered before a look could confirm them: they are inferred as plays, under it. A change
   read weakly (mean probability under ``weak_change``) needs ``weak_confirm`` looks, not
-  ``confirm``.
+  ``confirm``. A card no foundation starts with, lying still on no pile for ``late_open``
+  looks, opens one late: a pile whose first cards no look showed.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
@@ -384,6 +385,19 @@ class TrackerSettings:
             after the arm. 18 tuning rounds 9268-9285 (845 plays), plays all right with 2 / 3 /
             5 / 8: perfect eyes 810 / 810 / 811 / 811; models 788 / - / 789 / -, extra plays
             the same; 18 older rounds 9250-9267 with the models: 900 at 2 and 5.
+        late_open: looks (0: off) in which a card no foundation starts with, on no pile,
+            must be read the same way, lying still (``new_grace`` looks unseen allowed), read
+            clearly on average (``weak_read``) and shaped like a whole card
+            (:func:`_card_shaped`), before it opens a pile whose first cards no look showed
+            (:meth:`PileTracker._open_late`): its play at its first sighting, the cards under it
+            inferred from the zones as for any new card (``max_skipped``). A card in a hand
+            moves; a card lying there for 1.5 s is on a foundation. r9408 (2026-12-07, session
+            70, design ``kde-oxygen``, white pips on dark red): the detector never saw blue's
+            AH or 2H on their pile, only the 3H laid on them, which opened no pile (only an
+            ace or a two does), so that pile's 13 cards and 12 plays were all lost; with 15,
+            47 of its 60 plays right (38 before), points off 26 -> 13. 37 dev rounds
+            9324-9360: no change (one phantom "6H" between two piles' cards opened a pile before
+            the shape test).
         track_picks_fresh: when at least two zones lost this card in the last
             ``stale_vanish`` seconds and the hand track (confidence 0.8 or more) names one
             whose copy left at most this many seconds before the landing, that zone is the
@@ -845,6 +859,7 @@ class TrackerSettings:
     loser_second: bool = True
     second_unseen_at_landing: bool = True
     new_grace: int = 5
+    late_open: int = 15
     track_picks_fresh: float = 1.0
     track_picks_confirmed: bool = True
     covered_unless_second: bool = True
@@ -1024,6 +1039,21 @@ def _next_on(label: str) -> tuple[str, ...]:
     return (str(nxt),) if nxt is not None else ()
 
 
+_CARD_ASPECT = (0.55, 0.9)
+"""The shorter side over the longer of a quad that may be a whole card lying on the table, for
+:meth:`PileTracker._open_late` (a card is 63 x 88 mm: 0.72; a slanted camera foreshortens one
+side a little). r9340's "6H" (0.51) was a box between two piles' cards, the AC's lower edge and
+the 3S's upper one, read the same for 2 s."""
+
+
+def _card_shaped(quad: np.ndarray) -> bool:
+    """Whether ``quad`` ``(4, 2)`` pixels has a whole card's proportions (:data:`_CARD_ASPECT`)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    e = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    a, b = (e[0] + e[2]) / 2, (e[1] + e[3]) / 2
+    return max(a, b) > 0 and _CARD_ASPECT[0] <= min(a, b) / max(a, b) <= _CARD_ASPECT[1]
+
+
 def _may_open(label: str) -> bool:
     """Whether a card read as ``label`` may be the first seen on a new foundation: an ace, a
     two (laid on an ace before a look showed it), or a joker (RULES.md: a joker may start a
@@ -1051,6 +1081,7 @@ class PileTracker:
         self.changed = changed
         self.piles: list[_Pile] = []
         self._new: list[_Pending] = []
+        self._late: list[_Pending] = []  # cards on no pile that no foundation starts with
         self._last_frame = -1
         # recent looks ``(frame, (M, 4) xyxy hand boxes, [(label, (4,) box)] of cards on no
         # pile, (K, 4, 2) forearms)``, to find when a new pile's place was last seen empty (the
@@ -1103,6 +1134,7 @@ class PileTracker:
         seen: dict[int, Sighting] = {}
         unmatched: list[Sighting] = []
         followers: list[tuple[_Pile, Sighting]] = []  # cards that go on a pile, off its place
+        late: list[Sighting] = []  # cards no foundation starts with, on no pile (``late_open``)
         # piles whose place shows a face however it is read (a card read weakly in every look
         # is still a card there: a pile leaves the area only when its place is bare)
         occupied: set[int] = set()
@@ -1124,6 +1156,8 @@ class PileTracker:
                 p = self._pile_followed_by(s, st.open_reach)
                 if p is not None:
                     followers.append((p, s))
+                else:
+                    late.append(s)
                 continue
             if p.id not in seen:
                 seen[p.id] = self._read_on(p, s, look)
@@ -1182,6 +1216,7 @@ class PileTracker:
             else:
                 out.extend(self._new_top(p, look, pend, prob))
         out.extend(self._open_piles(look, unmatched))
+        out.extend(self._open_late(look, late))
         self._last_frame = look.frame
         self._recent.append((look.frame, np.asarray(look.hands, np.float32).reshape(-1, 4),
                              [(u.label, u.box) for u in unmatched],
@@ -1312,6 +1347,58 @@ class PileTracker:
                 kept.append(pend)
         self._new = kept
         return out
+
+
+    def _open_late(self, look: Look, late: list[Sighting]) -> list[PlayCandidate]:
+        """Piles whose first cards no look showed (``late_open``): a card no foundation starts
+        with, on no pile, read the same way and lying still in ``late_open`` looks (it may go
+        unseen for ``new_grace`` looks in a row: an arm over it), read clearly on average
+        (``weak_read``) and shaped like a whole card, opens a pile, with its play at its first
+        sighting. :meth:`RoundTracker._skipped` infers the cards under it from the zones; when
+        it cannot, the card is an illegal play, for the referee. None at the place of a pile
+        that left the area. ``late`` holds this look's such sightings."""
+        st = self.settings
+        if st.late_open < 1:
+            self._late = []
+            return []
+        out: list[PlayCandidate] = []
+        kept: list[_Pending] = []
+        used: set[int] = set()
+        for s in late:
+            if s.hidden > st.max_hidden:
+                continue
+            for i, pend in enumerate(self._late):
+                if i not in used and pend.label == s.label and self._same_pose(s.quad, pend.quad):
+                    pend.unseen = 0
+                    pend.count += 1
+                    pend.probs.append(s.prob)
+                    pend.quad = s.quad
+                    used.add(i)
+                    if pend.count < st.late_open or float(np.mean(pend.probs)) < st.weak_read:
+                        kept.append(pend)
+                    elif _card_shaped(s.quad) and not self._at_gone_pile(s):
+                        pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame, last_seen_frame=look.frame)
+                        self.piles.append(pile)
+                        out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
+                    break
+            else:
+                kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_clear(s)))
+        for i, pend in enumerate(self._late):
+            if i not in used and pend.unseen < st.new_grace:
+                pend.unseen += 1
+                kept.append(pend)
+        self._late = kept
+        return out
+
+    def _at_gone_pile(self, s: Sighting) -> bool:
+        """Whether ``s`` lies within ``same_place`` card widths of a pile that left the area."""
+        c, _, w = s.pose
+        for p in self.piles:
+            if p.gone:
+                pc, _, pw = quad_pose(p.top.quad)
+                if float(np.linalg.norm(c - pc)) / max(w, pw) < self.settings.same_place:
+                    return True
+        return False
 
 
 class Returned(NamedTuple):
