@@ -650,6 +650,26 @@ def test_audit_refuses_an_unwritable_out_before_counting(scenes, tmp_path):
         assert r.exit_code == 2 and says in r.output and '"type": "audit"' not in r.output
 
 
+def test_audit_prints_no_count_when_writing_out_fails(scenes, tmp_path, monkeypatch):
+    # --out passed its checks but the write fails (a full disk, no permission): exit status 2
+    # and no count on standard output, as when --out is refused before counting
+    from nertz.vision import detect
+
+    def refuse(path, image):
+        raise detect.ImageError(f"{path}: cannot write the image (does its folder exist?)")
+
+    monkeypatch.setattr(detect, "save_image", refuse)
+    photo = tmp_path / "p.png"
+    cv2.imwrite(str(photo), scenes[2].frame)
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps(scenes[2].table))
+    for extra in (["--json"], []):
+        r = CliRunner().invoke(_cli(), [str(photo), "--table", str(table), "--out", str(tmp_path / "x.png"),
+                                        "--method", "classical", *extra])
+        assert r.exit_code == 2 and "cannot write the image" in r.output, r.output
+        assert r.stdout == "", r.stdout
+
+
 def test_a_greyscale_photo_is_refused_not_counted(scenes, tmp_path):
     """Back colours cannot be told apart in grey: the counts would score the wrong players, so
     the photo is refused (after the detector found face-down cards in it: it is a photo of the

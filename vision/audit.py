@@ -1885,12 +1885,12 @@ def audit_command(
     except NertzError as e:
         fail(str(e))
         return
+    if out is not None:  # (checked above; a write can still fail: no permission, a full disk)
+        try:  # written before the count is printed: a count printed beside a failure status is no result
+            save_image(out, res.draw(frames[0]))
+        except NertzError as e:
+            fail(str(e))
     if json_out:
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
     else:
         typer.echo(format_audit(res))
-    if out is not None:  # (checked above; a write can still fail: no permission, a full disk)
-        try:
-            save_image(out, res.draw(frames[0]))
-        except NertzError as e:
-            fail(str(e))
