@@ -146,7 +146,8 @@ class EventStore:
     says from which version).
 
     Raises:
-        StoreError: the file cannot be created or opened, is not a SQLite database, was
+        StoreError: the file cannot be created or opened, is not a SQLite database, is the
+            SQLite database of something else (tables but no ``log``; left as it was), was
             written by a newer version of the referee, or an upgrade failed (the file is then
             left as it was).
     """
@@ -168,6 +169,7 @@ class EventStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: cannot be used as the referee's store ({exc})") from None
         try:
+            self._refuse_foreign()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._open_schema()
@@ -177,6 +179,21 @@ class EventStore:
         except StoreError:
             self._db.close()
             raise
+
+    def _refuse_foreign(self) -> None:
+        """Refuse, before anything is written to it (its journal mode included), an SQLite file
+        of something else: one with tables but no ``log`` (another program's database given
+        by mistake would get the referee's tables and its WAL mode).
+
+        Raises:
+            StoreError: the file holds tables and none of them is the store's ``log``.
+        """
+        names = [r[0] for r in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        if names and "log" not in names:
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            raise StoreError(f"{self.path}: cannot be used as the referee's store (an SQLite database of something "
+                             f"else, with the tables {shown}; nothing was written to it)")
 
     def _open_schema(self) -> None:
         """Create the schema in a new file, upgrade an older one, refuse a newer one (all in

@@ -63,6 +63,27 @@ def test_store_refuses_a_bad_path(tmp_path: Path) -> None:
         EventStore(tmp_path / "junk.db")
 
 
+def test_store_refuses_the_database_of_another_program_and_leaves_it_as_it_was(tmp_path: Path) -> None:
+    from nertz.referee.store import StoreError
+
+    other = tmp_path / "notes.db"  # --db given another program's SQLite file by mistake
+    db = sqlite3.connect(other, isolation_level=None)
+    db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    db.execute("INSERT INTO notes (body) VALUES ('keep me')")
+    db.close()
+    with pytest.raises(StoreError, match="something else, with the tables notes"):
+        EventStore(other)
+    db = sqlite3.connect(other, isolation_level=None)
+    assert [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")] == ["notes"]
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    assert db.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+    db.close()
+    # an empty SQLite file, and a store, still open
+    sqlite3.connect(tmp_path / "empty.db").close()
+    EventStore(tmp_path / "empty.db").close()
+    EventStore(tmp_path / "empty.db").close()
+
+
 def test_restart_restores_match_round_corrections_and_calibration(tmp_path: Path) -> None:
     table = make_table(("red", "blue", "green"))
     live = LiveReferee(EventStore(tmp_path / "r.db"), table)
