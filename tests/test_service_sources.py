@@ -101,6 +101,23 @@ def test_serve_on_a_port_in_use_says_so_and_makes_no_store(tmp_path):
     assert not db.exists() and not list(tmp_path.iterdir())
 
 
+def test_serve_takes_an_event_log_of_any_name_as_a_log(tmp_path, monkeypatch):
+    """A log named round.log or EVENTS.JSONL is replayed, not taken for a camera (which asked
+    for a table file and then said the log could not be opened as a video)."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    for i, name in enumerate(("round.log", "EVENTS.JSONL")):
+        log = tmp_path / name
+        log.write_bytes((SAMPLE / "events.jsonl").read_bytes())
+        r = CliRunner().invoke(app, ["serve", "--source", str(log), "--db", str(tmp_path / f"s{i}.db"), "--port", "0"])
+        assert r.exit_code == 0, r.output
+        assert f"source: log-replay {log} at speed 1" in r.output, r.output
+
+
 def test_log_check_passes_the_sample_against_its_own_table():
     from nertz.referee.files import read_table
 

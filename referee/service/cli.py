@@ -54,6 +54,17 @@ def sample_round_dir() -> Path:
     return path
 
 
+def _starts_like_json(path: Path) -> bool:
+    """Whether ``path`` is a file whose first non-blank byte is ``{``: an event log named
+    otherwise (``round.log``, ``events.txt``), not a video (no video file starts so)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:  # not a file (a webcam index, a URL, a folder) or unreadable: not a log
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -78,7 +89,7 @@ def serve(
         typer.Option(
             "--source",
             "-s",
-            help="Where events come from: an event log (.jsonl), or a round folder from `nertz synth round` "
+            help="Where events come from: an event log (.jsonl, or any file of JSON lines), or a round folder from `nertz synth round` "
             "(events.jsonl, table.json, clip.mp4), replayed in real time; or a camera (webcam index, video file, "
             "stream URL, folder of images) watched by the vision pipeline (needs --table). "
             "Default: the bundled sample round's log.",
@@ -117,7 +128,7 @@ def serve(
             if (log / "clip.mp4").is_file():
                 video = log / "clip.mp4"
             log = log / "events.jsonl"
-        elif log.suffix in (".jsonl", ".json", ".ndjson"):
+        elif log.suffix.lower() in (".jsonl", ".json", ".ndjson") or _starts_like_json(log):
             if not log.is_file():
                 raise NertzError(f"{source}: no such event log")
         else:
