@@ -143,6 +143,36 @@ def test_serve_with_a_missing_event_log_says_it_is_missing(tmp_path):
     assert r.returncode == 2 and "no such event log" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_serve_refuses_a_camera_table_of_other_players_than_the_stored_match(clip, tmp_path, monkeypatch):
+    """A store (the default --db is shared) holding a match of other players keeps its own
+    table: a camera watching other players would report plays none of which apply, so the
+    start is refused, as it is for an event log; the same players still resume."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    db = tmp_path / "s.db"
+    store = EventStore(db)
+    LiveReferee(store, table())  # a match of red, blue and green
+    store.close()
+    data = table().to_dict()
+    names = {"red": "anna", "blue": "ben", "green": "cleo"}
+    for p in data["players"]:
+        p["name"] = names[p["name"]]
+    data["zones"] = {names[k]: v for k, v in data["zones"].items()}
+    other = tmp_path / "abc.json"
+    other.write_text(json.dumps(data))
+    r = CliRunner().invoke(app, ["serve", "--source", str(clip), "--table", str(other), "--db", str(db), "--port", "0"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"error: {other}: its players (anna, ben, cleo) are not those of the match stored in "
+                               f"{db} (red, blue, green)"), r.output
+    r = CliRunner().invoke(app, ["serve", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--db", str(db),
+                                 "--port", "0"])
+    assert r.exit_code == 0 and "resumed from" in r.output, r.output
+
+
 def test_a_table_made_for_another_resolution_is_refused_for_the_camera(tmp_path):
     import subprocess
     import sys

@@ -178,9 +178,15 @@ def serve(
                 src.check(live.table)  # type: ignore[union-attr]
             except NertzError as exc:
                 raise NertzError(f"{exc} (the match stored in {db} keeps its own table: give another --db to start afresh)") from None
+        if log is None and live.table is not None and set(live.table.names) != set(tbl.names):
+            # the camera reports the players of --table: none of its plays would apply to the stored match
+            raise NertzError(f"{table}: its players ({', '.join(tbl.names)}) are not those of the match stored in {db} "
+                             f"({', '.join(live.table.names)}), which keeps its own table: give another --db to start afresh")
     except NertzError as exc:
         sock.close()
         store.close()
+        if db_lock is not None:
+            db_lock.close()
         fail(str(exc))
     token = secrets.token_urlsafe(16) if remote else None
     app = create_app(live, token=token)
