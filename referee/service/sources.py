@@ -157,12 +157,14 @@ class _VideoFrames:
     Reads sequentially while the clock moves forward (seeking only on a jump), keeps the last
     encoded frame, and is safe to call from several threads (the MJPEG streams).
 
+    Frames keep the video's own size: the table's polygons are in its pixels, and the page's
+    camera tab draws them and takes the clicks of its click-to-calibrate in the frame's pixels
+    (frames scaled down to 960 wide put a 1280 x 720 round's regions off the frame and saved
+    clicked regions at three quarters of their size).
+
     Raises:
         NertzError: the file cannot be opened as a video.
     """
-
-    MAX_WIDTH = 960
-    """Frames are scaled down to at most this width (pixels) for the page."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -191,9 +193,6 @@ class _VideoFrames:
                 if not ok:
                     return self._last[1] if self._last else None
             assert image is not None
-            h, w = image.shape[:2]
-            if w > self.MAX_WIDTH:
-                image = cv2.resize(image, (self.MAX_WIDTH, round(h * self.MAX_WIDTH / w)), interpolation=cv2.INTER_AREA)
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
             if not ok:  # pragma: no cover
                 return None
