@@ -119,6 +119,23 @@ def test_serve_takes_an_event_log_of_any_name_as_a_log(tmp_path, monkeypatch):
         assert f"source: log-replay {log} at speed 1" in r.output, r.output
 
 
+def test_serve_on_every_address_prints_a_link_with_the_host_name(tmp_path, monkeypatch):
+    """--host "" listens on every address, as 0.0.0.0 does: the link shown names this machine
+    (it was http://:PORT/, no link at all)."""
+    import socket
+
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    r = CliRunner().invoke(app, ["serve", "--source", str(SAMPLE / "events.jsonl"), "--db", str(tmp_path / "s.db"),
+                                 "--host", "", "--port", "0"])
+    assert r.exit_code == 0, r.output
+    assert "table token: " in r.output and f"open http://{socket.gethostname()}:" in r.output, r.output
+
+
 def test_log_check_passes_the_sample_against_its_own_table():
     from nertz.referee.files import read_table
 

@@ -191,7 +191,7 @@ def serve(
     token = secrets.token_urlsafe(16) if remote else None
     app = create_app(live, token=token)
     bound_port = sock.getsockname()[1]
-    shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
+    shown = socket.gethostname() if host in ("", "0.0.0.0", "::") else host  # "": every address, as 0.0.0.0
     url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{bound_port}/"
     typer.echo(f"nertz referee: match {live.match_no}, round {live.current.number} ({'resumed from' if live.resumed else 'new in'} {db})")
     if log is None:
