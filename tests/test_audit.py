@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -131,6 +132,12 @@ def test_bad_inputs_are_clear_errors(scenes, tmp_path):
     assert r.exit_code == 2 and "IMAGE or --source" in r.output
     r = CliRunner().invoke(_cli(), [str(tmp_path), "--table", str(tab)])  # a folder: --source is meant
     assert r.exit_code == 2 and f"--source {tmp_path}" in r.output
+    clip = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p" / "clip.mp4"
+    r = CliRunner().invoke(_cli(), [str(clip), "--table", str(tab)])  # a video: --source is meant too
+    assert r.exit_code == 2 and "a video, not a photo" in r.output and f"--source {clip}" in r.output
+    (tmp_path / "noise.png").write_bytes(b"not an image")
+    r = CliRunner().invoke(_cli(), [str(tmp_path / "noise.png"), "--table", str(tab)])
+    assert r.exit_code == 2 and "not an image OpenCV can read" in r.output
 
 
 # ------------------------------------------------------------------------------------------

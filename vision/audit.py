@@ -1742,6 +1742,27 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
 
 # ------------------------------------------------------------------------------------------
 # several frames, and the command line
+def _load_photo(path: str | Path) -> np.ndarray:
+    """The audit's photo, ``(H, W, 3) uint8`` BGR (:func:`~nertz.vision.detect.load_image`).
+
+    Raises:
+        ImageError: as ``load_image``; for a video file, with the hint to give it as ``--source``.
+    """
+    from .detect import ImageError, load_image
+    try:
+        return load_image(path)
+    except ImageError:
+        cap = cv2.VideoCapture(str(path))
+        try:
+            is_video = cap.isOpened() and cap.read()[0]
+        finally:
+            cap.release()
+        if is_video:
+            raise ImageError(f"{path}: a video, not a photo: give it as --source {path} "
+                             "(the audit counts its first 5 frames, 0.5 s apart)") from None
+        raise
+
+
 def _frames_from_source(source: str, max_frames: int = 5, step_s: float = 0.5) -> list[np.ndarray]:
     """Up to ``max_frames`` frames, ``step_s`` seconds apart, from a folder of images (sorted
     by name), a video file or stream URL, or a webcam index.
@@ -1841,7 +1862,7 @@ def format_audit(res: AuditResult) -> str:
 def audit_command(
     image: Annotated[Optional[Path], typer.Argument(help="photo of the table after the call")] = None,
     table: Annotated[Optional[Path], typer.Option("--table", help="table file (back colours, shared area, zones)")] = None,
-    source: Annotated[Optional[str], typer.Option("--source", help="webcam index, video file, stream URL or folder of images (a few seconds are audited)")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="webcam index, video file, stream URL or folder of images (its first 5 frames, 0.5 s apart, are audited: about 2 s from the start of a file, so record the spread alone)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print only one JSON line {type: audit, counts, unknown, face_up, zones} instead of the text")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="write the image with the counted strips outlined")] = None,
     method: Annotated[str, typer.Option("--method", help="auto, classical, learned or hybrid (see nertz.vision.audit.METHODS)")] = "auto",
@@ -1879,7 +1900,7 @@ def audit_command(
              f"a video or folder with --source {image}")
     try:
         t = read_table(table)
-        frames = [load_image(image)] if image is not None else _frames_from_source(str(source))
+        frames = [_load_photo(image)] if image is not None else _frames_from_source(str(source))
         res = audit_frames(frames, t, method)
         check_face_down(frames, t, res)
     except NertzError as e:
