@@ -188,7 +188,7 @@ def test_a_table_made_for_another_resolution_is_refused_for_the_camera(tmp_path)
         out.write(cv2.resize(frame, (640, 360)))
     out.release()
     cap.release()
-    with pytest.raises(ValueError, match="outside this source's 640x360 frames"):
+    with pytest.raises(ValueError, match="calibrated on 1280x720 frames and this source.s are 640x360"):
         CameraSource(str(small), table())
     r = subprocess.run([sys.executable, "-m", "nertz", "serve", "--source", str(small), "--table", str(SAMPLE / "table.json"),
                         "--port", "0", "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=120)

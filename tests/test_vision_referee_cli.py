@@ -175,16 +175,26 @@ def test_referee_refuses_a_table_made_for_a_larger_frame(tmp_path, clip):
     cap.release()
     r = nertz("referee", "--source", str(small), "--table", str(SAMPLE / "table.json"))
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+    assert "calibrated on 1280x720 frames and this source's are 640x360" in r.stderr and "nertz calibrate" in r.stderr
+    # a table file that does not name its frames' size is judged by where its polygons lie
+    unsized = json.loads((SAMPLE / "table.json").read_text())
+    del unsized["calibration"]
+    (tmp_path / "unsized.json").write_text(json.dumps(unsized))
+    r = nertz("referee", "--source", str(small), "--table", str(tmp_path / "unsized.json"))
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
     assert "outside this source's 640x360 frames" in r.stderr and "nertz calibrate" in r.stderr
 
 
 def test_a_table_that_fits_its_frames_passes_and_an_unknown_size_is_not_judged():
     from nertz.referee.files import read_table
+    from nertz.referee.table import Table
     from nertz.vision.sources import table_misfit
 
-    tbl = read_table(SAMPLE / "table.json")
+    tbl = read_table(SAMPLE / "table.json")  # it names its 1280 x 720 frames
     assert table_misfit(tbl, (1280, 720)) is None and table_misfit(tbl, (0, 0)) is None
-    assert "outside" in table_misfit(tbl, (1280, 360))
+    assert "calibrated on 1280x720" in table_misfit(tbl, (1280, 360))
+    unsized = Table.from_dict({k: v for k, v in tbl.to_dict().items() if k != "calibration"})
+    assert "outside" in table_misfit(unsized, (1280, 360))
 
 
 def test_a_table_calibrated_on_frames_of_another_size_does_not_fit():
@@ -195,7 +205,7 @@ def test_a_table_calibrated_on_frames_of_another_size_does_not_fit():
     from nertz.referee.table import Table
     from nertz.vision.sources import table_misfit
 
-    data = read_table(SAMPLE / "table.json").to_dict()
+    data = {k: v for k, v in read_table(SAMPLE / "table.json").to_dict().items() if k != "calibration"}
     tbl = Table.from_dict({**data, "calibration": {"method": "layouts", "frame_size": [1280, 720]}})
     assert table_misfit(tbl, (1280, 720)) is None
     assert "calibrated on 1280x720 frames" in table_misfit(tbl, (1920, 1080))
