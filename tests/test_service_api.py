@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -595,3 +596,86 @@ def test_the_pages_answer_head_as_get_without_a_body(tmp_path: Path) -> None:
             get, head = c.get(path), c.head(path)
             assert get.status_code == 200 and head.status_code == 200, path
             assert head.headers["content-type"] == get.headers["content-type"] and head.content == b""
+
+
+class _Lens:
+    """A source that takes a table, as the camera does: it watches with the table it holds when
+    a run starts (``new_round``); ``set_table`` refuses a region beyond its 640 x 480 frames."""
+
+    name, speed = "lens", 1.0
+
+    def __init__(self) -> None:
+        self.table: Any = None
+        self.runs: list[Any] = []  # the table each run took
+        self.started = threading.Event()
+
+    def set_table(self, table: Any) -> None:
+        if any(x > 640 or y > 480 for poly in table.zones.values() for x, y in poly):
+            raise ValueError("a zone reaches outside this source's 640x480 frames")
+        self.table = table
+
+    def new_round(self, events: list[dict[str, Any]]) -> None:
+        self.runs.append(self.table)
+        self.started.set()
+
+    def events(self, skip, clock, stop):
+        return iter(())
+
+    def frame(self) -> None:
+        return None
+
+
+ZONE = {"red": [[0, 0], [50, 0], [50, 50]]}
+
+
+def test_a_calibration_reaches_the_camera_from_the_round_its_run_has_not_started(tmp_path: Path) -> None:
+    """The page's calibration used to change only the service's copy of the table: the camera's
+    pipeline kept watching with --table's regions, silently. Now the source gets it and the
+    answer says from which round it watches with it."""
+    lens = _Lens()
+    c = _client(tmp_path, source=lens)  # not started: no run has taken a table yet
+    r = c.put("/api/table/calibration", json={"zones": ZONE})
+    assert r.status_code == 200, r.text
+    assert lens.table is not None and lens.table.zones["red"][1] == (50.0, 0.0)
+    assert r.json()["camera_from_round"] == 1 and r.json()["zones"]["red"][1] == [50.0, 0.0]
+    assert "from this round (round 1)" in r.json()["message"]
+    with c:  # the lifespan starts the source: round 1's run takes the calibrated table
+        assert lens.started.wait(10)
+        assert lens.runs == [lens.table]
+
+
+def test_a_calibration_during_a_watched_round_reaches_the_camera_from_the_next_round(tmp_path: Path) -> None:
+    lens = _Lens()
+    with _client(tmp_path, source=lens) as c:
+        assert lens.started.wait(10)
+        first = lens.runs[0]
+        r = c.put("/api/table/calibration", json={"zones": ZONE})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        assert body["camera_from_round"] == 2
+        assert "from round 2 on" in body["message"] and "round 1 keeps" in body["message"]
+        assert lens.runs == [first] and lens.table.zones["red"] == ((0.0, 0.0), (50.0, 0.0), (50.0, 50.0))
+        lens.started.clear()
+        assert c.post("/api/round/end").status_code == 200
+        assert c.post("/api/round/next").status_code == 200
+        assert lens.started.wait(10)
+        assert lens.runs[1] is lens.table  # round 2 watches with the calibration
+
+
+def test_a_calibration_the_camera_cannot_use_is_422_and_changes_nothing(tmp_path: Path) -> None:
+    lens = _Lens()
+    with _client(tmp_path, source=lens) as c:
+        before = c.get("/api/table").json()
+        held = lens.table
+        r = c.put("/api/table/calibration", json={"zones": {"red": [[0, 0], [900, 0], [900, 50]]}})
+        assert r.status_code == 422 and "the camera cannot use this table" in r.json()["detail"]
+        assert "outside this source's 640x480 frames" in r.json()["detail"]
+        assert c.get("/api/table").json() == before and lens.table is held
+    live = LiveReferee(EventStore(tmp_path / "ref.db"))
+    assert not [e for e in live.store.entries() if e.kind == "table"]  # nothing stored
+
+
+def test_a_calibration_without_a_camera_says_who_uses_it(tmp_path: Path) -> None:
+    r = _client(tmp_path).put("/api/table/calibration", json={"zones": ZONE})
+    assert r.status_code == 200, r.text
+    assert r.json()["camera_from_round"] is None and "back count of a photo" in r.json()["message"]

@@ -194,3 +194,80 @@ def test_a_table_made_for_another_resolution_is_refused_for_the_camera(tmp_path)
                         "--port", "0", "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "Traceback" not in r.stderr
     assert "nertz calibrate" in r.stderr
+
+
+def _moved(t: Table, dx: float = 6.0) -> Table:
+    """``t`` recalibrated: its shared area moved ``dx`` pixels to the right."""
+    data = t.to_dict()
+    data["shared_area"] = [[x + dx, y] for x, y in data["shared_area"]]
+    return Table.from_dict(data, source="calibration")
+
+
+def _run_briefly(src: CameraSource) -> None:
+    """One run of ``src.events`` as the live referee starts it, stopped before its first frame
+    (the pipeline is built with the run's table, nothing is looked at)."""
+    stop = threading.Event()
+    stop.set()
+    assert list(src.events(0, lambda: 0.0, stop)) == []
+
+
+def test_a_new_table_reaches_the_cameras_next_run_not_the_one_in_progress(clip):
+    """The page's calibration never reached the camera: its pipeline kept --table's regions."""
+    src = CameraSource(str(clip), table())
+    src.new_round([])  # round 1's run takes its table (the live referee does this under its lock)
+    moved = _moved(table())
+    src.set_table(moved)
+    _run_briefly(src)
+    assert src._pipe.table == table()  # the run in progress keeps the one it started with
+    src.new_round([])
+    _run_briefly(src)
+    assert src._pipe.table is moved and src.table is moved  # the next round's run watches with it
+
+
+def test_a_table_beyond_the_cameras_frames_is_refused_and_the_held_one_kept(clip):
+    src = CameraSource(str(clip), table())
+    with pytest.raises(ValueError, match="outside this source's 1280x720 frames"):
+        src.set_table(_moved(table(), dx=2000.0))
+    assert src.table == table()
+
+
+def test_a_resumed_match_gives_the_camera_its_calibrated_table_not_the_table_file(clip, tmp_path):
+    """After a restart the service said the stored table was kept, while the camera still
+    watched with --table's regions."""
+    store = EventStore(tmp_path / "cam.db")
+    LiveReferee(store, table()).set_table(_moved(table()))  # calibrated on the page
+    store.close()
+    src = CameraSource(str(clip), table())
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), src)
+    assert live.resumed and src.table == live.table == _moved(table())
+    live.store.close()
+
+
+def test_serve_resumes_with_the_calibrated_table_or_says_why_it_cannot(clip, tmp_path, monkeypatch):
+    import uvicorn
+    from typer.testing import CliRunner
+
+    import nertz.referee.service.app as service_app
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    seen = []
+    create_app = service_app.create_app
+    monkeypatch.setattr(service_app, "create_app", lambda live, **kw: seen.append(live) or create_app(live, **kw))
+    db = tmp_path / "s.db"
+    store = EventStore(db)
+    LiveReferee(store, table()).set_table(_moved(table()))
+    store.close()
+    args = ["serve", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--db", str(db), "--port", "0"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "the camera watches with its regions and back colours, as last calibrated" in r.output
+    assert seen[0].source.table == _moved(table())
+
+    far = tmp_path / "far.db"  # a stored calibration that this camera's frames cannot hold
+    store = EventStore(far)
+    LiveReferee(store, table()).set_table(_moved(table(), dx=2000.0))
+    store.close()
+    r = CliRunner().invoke(app, args[:-4] + ["--db", str(far), "--port", "0"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith("error: the camera cannot use this table: ") and "give another --db" in r.output, r.output

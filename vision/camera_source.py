@@ -13,6 +13,12 @@ each Nertz pile's top card, checked against the spread after the call), and repo
 ``nertz_left`` events once the spread's frames are in (about 8 s after the call, then the
 count itself, roughly 15-25 s on 2 cores), or when the source ends; a call heard after a video
 file has ended gets its counts too (:meth:`CameraSource.late_events`).
+
+The table a run watches with is the one the source holds when the run starts: the page's
+click-to-calibrate (``PUT /api/table/calibration``) and a resumed match's stored table reach it
+through :meth:`CameraSource.set_table`, and the pipeline of the next run (the next round's)
+uses them; a run in progress keeps its own (its tracker placed the round's cards by those
+regions and back colours).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import cv2
 from nertz.referee.table import Table
 
 __all__ = ["CameraSource"]
+
+_NO_REGIONS = "the camera needs a table file with the shared_area and the players' zones (nertz calibrate)"
 
 
 class CameraSource:
@@ -43,32 +51,59 @@ class CameraSource:
             frames (:func:`nertz.vision.sources.table_misfit`: made for another camera or
             resolution).
         nertz.vision.sources.SourceError: the source cannot be opened.
+
+    Attributes:
+        table: the table the next run of :meth:`events` watches with (:meth:`set_table`).
+        size: the source's ``(width, height)`` in pixels, as read when it was opened.
     """
 
     def __init__(self, spec: Any, table: Table, stride: int = 3, speed: float = 1.0) -> None:
-        from .sources import open_source, table_misfit
+        from .sources import open_source
 
-        if table.shared_area is None or not table.zones:
-            raise ValueError("the camera needs a table file with the shared_area and the players' zones (nertz calibrate)")
-        self.spec, self.table, self.stride = spec, table, stride
+        self.spec, self.stride = spec, stride
         self.speed = float(speed)
         self.name = "camera"
+        if table.shared_area is None or not table.zones:  # before opening: the cheaper mistake first
+            raise ValueError(_NO_REGIONS)
         src = open_source(spec)  # fail now, with a clear message, not in the source thread
-        misfit = table_misfit(table, src.size)
+        self.size: tuple[int, int] = tuple(src.size)  # type: ignore[assignment]
         src.close()
-        if misfit:
-            raise ValueError(misfit)
+        self.set_table(table)
+        self._run_table: Table | None = None  # the table new_round took for the coming run
+        self._pipe: Any = None
         self._latest: tuple[Any, float, Any, dict] | None = None  # image, t, look, Nertz piles (snapshot)
         self._messages: list[dict[str, Any]] = []
         self._heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._ended_run: tuple[Any, ...] | None = None  # what late_events needs after a run's end
 
+    def set_table(self, table: Table) -> None:
+        """Watch with ``table`` (new regions and back colours: the page's calibration, or the
+        stored table of a resumed match) from the next run of :meth:`events` on (the live
+        referee starts one per round): the run in progress keeps the table it started with,
+        as its tracker's cards were placed by it. Thread-safe.
+
+        Raises:
+            ValueError: the table has no shared area or no zones, or its polygons reach outside
+                this source's frames (:func:`nertz.vision.sources.table_misfit`); the table
+                held stays as it was.
+        """
+        from .sources import table_misfit
+
+        if table.shared_area is None or not table.zones:
+            raise ValueError(_NO_REGIONS)
+        misfit = table_misfit(table, self.size)
+        if misfit:
+            raise ValueError(misfit)
+        self.table = table
+
     def new_round(self, events: list[dict[str, Any]]) -> None:
         """A round starts (or resumes) with these events from outside the camera (the page's):
         what the next :meth:`events` run hears first (see :meth:`heard`); called by the live
-        referee before that run starts."""
+        referee, under its lock, before that run starts. The run watches with the table held
+        now (:meth:`set_table`), one set later goes to the run after it."""
         heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._heard = heard
+        self._run_table = self.table
         for ev in events:
             self.heard(ev)
 
@@ -83,7 +118,8 @@ class CameraSource:
     def events(self, skip: int, clock: Callable[[], float], stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
         """Run the pipeline until the source ends or ``stop`` is set; yield ``(index, event)``
         for each play and take-back, and after a call the ``nertz_left`` counts (module
-        docstring); the first ``skip`` are dropped: already stored."""
+        docstring); the first ``skip`` are dropped: already stored. The pipeline watches with
+        the table :meth:`new_round` took (the table held now without one)."""
         from .observe import referee_observer
         from .pipeline import RefereePipeline
         from .sources import open_source
@@ -96,6 +132,7 @@ class CameraSource:
                 out.append(m)
 
         index = 0
+        table, self._run_table = (self._run_table or self.table), None
         heard = self._heard  # this run's (new_round gives the next run its own)
         calls: list[tuple[str, float]] = []
         given: set[str] = set()
@@ -119,7 +156,7 @@ class CameraSource:
                     for name, n in pipe.count_nertz_left(given).items()]
 
         with open_source(self.spec, realtime=True, speed=self.speed) as src:
-            pipe = RefereePipeline(self.table, referee_observer(self.table), stride=self.stride,
+            pipe = RefereePipeline(table, referee_observer(table), stride=self.stride,
                                    fps=src.fps or 30.0, on_message=collect)
             self._pipe = pipe
             for frame in src:
@@ -175,13 +212,14 @@ class CameraSource:
                 index += 1
 
     def frame(self) -> bytes | None:
-        """The latest frame with the referee's overlay, JPEG bytes (None before the first)."""
-        latest = self._latest
-        if latest is None:
+        """The latest frame with the referee's overlay, JPEG bytes (None before the first):
+        the regions drawn are those the pipeline watches with (the run's table)."""
+        latest, pipe = self._latest, self._pipe
+        if latest is None or pipe is None:
             return None
         from .annotate import draw_overlay
 
         image, t, look, nertz_piles = latest
-        img = draw_overlay(image, self.table, self._pipe.tracker, look, self._messages, t, nertz_piles)
+        img = draw_overlay(image, pipe.table, pipe.tracker, look, self._messages, t, nertz_piles)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return buf.tobytes() if ok else None

@@ -167,11 +167,19 @@ def serve(
 
     import uvicorn
 
+    from nertz.referee.errors import TableError
     from nertz.referee.service.app import create_app
     from nertz.referee.service.live import LiveReferee
 
     try:
-        live = LiveReferee(store, tbl, src)
+        try:
+            live = LiveReferee(store, tbl, src)
+        except TableError as exc:
+            if log is not None:
+                raise
+            # the camera watches with the resumed match's table (as last calibrated), not --table's
+            raise NertzError(f"{exc} (the match stored in {db} keeps its own table, as last calibrated: "
+                             "give another --db to start afresh)") from None
         if log is not None and live.table is not None and live.table.to_dict() != tbl.to_dict():
             # a resumed match keeps its own table: the log must replay against that one
             try:
@@ -208,7 +216,9 @@ def serve(
 
         typer.echo(f"upgraded the store {db} from schema {store.migrated_from} to {SCHEMA_VERSION} (nothing lost)")
     if live.resumed and table is not None and live.table is not None and live.table.to_dict() != tbl.to_dict():
-        typer.echo(f"note: the match stored in {db} keeps its own table, not {table} (give another --db to start afresh)")
+        typer.echo(f"note: the match stored in {db} keeps its own table, not {table}"
+                   + (": the camera watches with its regions and back colours, as last calibrated" if log is None else "")
+                   + " (give another --db to start afresh)")
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nertz.referee.errors import EventError, NertzError
+from nertz.referee.errors import EventError, NertzError, TableError
 from nertz.referee.events import ResultLine, RulingLine, parse_event
 from nertz.referee.match import Match
 from nertz.referee.reconcile import Reconciliation, reconcile
@@ -144,11 +144,15 @@ class LiveReferee:
         store: the append-only store (its last match is resumed, if any).
         table: the table for a new match; ignored when the store holds a match (its own
             table is resumed); required when the store is empty.
-        source: where live events come from (``None``: only people post events).
+        source: where live events come from (``None``: only people post events). A source
+            that takes a table (``set_table``: the camera) is given the resumed match's table,
+            and each calibration (:meth:`set_table`).
         review_below: plays with a lower confidence go to the review queue.
 
     Raises:
         NertzError: an empty store and no table, or a store whose entries do not replay.
+        TableError: the source cannot use the resumed match's table (its regions reach
+            outside the camera's frames, or it has none).
     """
 
     def __init__(
@@ -175,6 +179,7 @@ class LiveReferee:
         self._source_errors: list[dict[str, Any]] = []
         self._source_error_count = 0
         self.resumed = False
+        self._source_round: tuple[int, int] | None = None  # (match, round) whose source run took its table
         self._restore()
         if self.table is None:
             if table is None:
@@ -182,6 +187,7 @@ class LiveReferee:
             self._start_match(table, origin="service")
         else:
             self.resumed = True
+            self._table_to_source(self.table)  # the camera watches with the match's table, as last calibrated
             self._repair()
 
     # -- restore -------------------------------------------------------------------------
@@ -758,21 +764,58 @@ class LiveReferee:
             self._start_match(self.table, origin)
             return {"match": self.match_no, "round": self.current.number}
 
-    def set_table(self, table: Table, origin: str = "calibration") -> None:
+    def set_table(self, table: Table, origin: str = "calibration") -> int | None:
         """Replace the table's calibration (regions, back colours). The players and the rules
-        must stay as they are (they are the match's).
+        must stay as they are (they are the match's). The service's own uses (the back count
+        of a photo, the page) take it at once; a source that takes a table (the camera's
+        vision pipeline, ``set_table``) gets it too, and watches with it from its next run:
+        from the current round when its run of this round has not started yet, else from the
+        next round (the run in progress placed the round's cards by the old regions and back
+        colours; changing them mid-round would lose them).
+
+        Returns:
+            The number of the round of this match from which the source watches with the new
+            table; ``None`` without a source that takes a table, or when the match is over
+            (the next match uses it).
 
         Raises:
             Conflict: the players or the rules differ.
+            TableError: the source cannot use it (a region reaching outside the camera's
+                frames). Nothing is stored or changed then.
         """
         with self._lock:
             assert self.table is not None
             if table.names != self.table.names or table.rules != self.table.rules:
                 raise Conflict("calibration may change regions and back colours, not the players or the rules")
-            self.store.append("table", {"table": table.to_dict()}, match=self.match_no, round=0, origin=origin)
+            old = self.table
+            takes = self._table_to_source(table)
+            try:
+                self.store.append("table", {"table": table.to_dict()}, match=self.match_no, round=0, origin=origin)
+            except BaseException:
+                self._table_to_source(old)
+                raise
             self.table = table
             self._rebuild_round()
             self._emit({"type": "table", "table": table.to_dict()})
+            rd = self.current
+            if not takes or rd.closed:
+                return None
+            return rd.number + 1 if self._source_round == (self.match_no, rd.number) else rd.number
+
+    def _table_to_source(self, table: Table) -> bool:
+        """Give ``table`` to the source when it takes one (``set_table``); whether it does.
+
+        Raises:
+            TableError: the source refuses it (its ``ValueError``).
+        """
+        give = getattr(self.source, "set_table", None)
+        if give is None:
+            return False
+        try:
+            give(table)
+        except ValueError as exc:
+            raise TableError(f"the camera cannot use this table: {exc}") from None
+        return True
 
     def _start_match(self, table: Table, origin: str) -> None:
         self.match_no += 1
@@ -842,10 +885,11 @@ class LiveReferee:
         assert self.source is not None
         origin = f"source:{self.source.name}"
         new_round = getattr(self.source, "new_round", None)
-        if new_round is not None:
-            with self._lock:  # what the page said in this round so far (a call, counts), once
-                if stop.is_set() or self.current.number != number:
-                    return
+        with self._lock:
+            if stop.is_set() or self.current.number != number:
+                return
+            self._source_round = (self.match_no, number)  # this run watches with the table given so far
+            if new_round is not None:  # what the page said in this round so far (a call, counts), once
                 game = self.round
                 new_round([se.event for se in self.current.events
                            if not se.origin.startswith("source:") and _for_source(se.event, game)])

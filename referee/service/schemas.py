@@ -303,6 +303,19 @@ class TableOut(BaseModel):
     zones: dict[str, list[list[float]]] = {}
 
 
+class CalibrationOut(TableOut):
+    """The table as calibrated, and when each user of it takes the new calibration."""
+
+    camera_from_round: int | None = Field(
+        None,
+        description="the round of this match from which the camera's vision pipeline watches with the new regions "
+        "and back colours: the current one when its camera run has not started yet, else the next one (a round "
+        "in progress keeps the ones it started with); null without a camera or when the match is over (the "
+        "next match uses them)",
+    )
+    message: str = Field(description="what took the calibration and when, a sentence for the page")
+
+
 class PlacedOut(BaseModel):
     card: str
     owner: str

@@ -47,7 +47,10 @@ class Source(Protocol):
     Nertz cards left after a call: :class:`nertz.vision.camera_source.CameraSource`). It may
     also have ``late_events(stop)``: iterated the same way once :meth:`events` has returned and
     the source's end was announced, until ``stop`` is set (the camera's counts for a call made
-    after its video ended).
+    after its video ended). And it may have ``set_table(table)``: given the match's table
+    when a stored match is resumed and at each calibration (``PUT /api/table/calibration``),
+    to watch with from its next run of :meth:`events` on (the camera's regions and back
+    colours); it raises ``ValueError`` for a table it cannot use (regions outside its frames).
 
     Attributes:
         name: a short name, stored as the origin of its events (``"log-replay"``).

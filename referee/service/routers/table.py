@@ -20,14 +20,24 @@ def get_table(live: Live) -> dict:
 
 @router.put(
     "/calibration",
-    response_model=schemas.TableOut,
+    response_model=schemas.CalibrationOut,
     dependencies=StateChanging,
     responses={401: {"model": schemas.Problem}, 403: {"model": schemas.Problem},
                409: {"model": schemas.Problem}, 422: {"model": schemas.Problem}},
 )
 def put_calibration(body: schemas.CalibrationIn, live: Live) -> dict:
     """Set the shared area and zones (image pixels of the camera frame) and register back
-    colours. Players and rules stay; regions not given stay as they were."""
+    colours. Players and rules stay; regions not given stay as they were.
+
+    The calibration is stored (a restart keeps it) and the back count of a photo uses it at
+    once. With a camera (``nertz serve --source CAMERA``) its vision pipeline watches with it
+    from the next round on, or from the current one when the camera has not started on it
+    yet: a round in progress keeps the regions and back colours it started with, by which its
+    tracked cards were placed (``camera_from_round`` and ``message`` say which).
+
+    Refused, nothing stored: 403 from a page of another site; 422 for a name not at the table,
+    a back colour too close to another player's, a polygon of fewer than 3 points, or regions
+    that reach outside the camera's frames."""
     with live.lock:
         assert live.table is not None
         data = live.table.to_dict()
@@ -44,5 +54,22 @@ def put_calibration(body: schemas.CalibrationIn, live: Live) -> dict:
     for p in data["players"]:
         if p["name"] in body.backs:
             p["back"] = body.backs[p["name"]].lower()
-    live.set_table(Table.from_dict(data, source="calibration"))
-    return table_view(live)
+    with live.lock:
+        from_round = live.set_table(Table.from_dict(data, source="calibration"))
+        over = live.current.closed
+        current = live.current.number
+        camera = getattr(live.source, "set_table", None) is not None
+    return {**table_view(live), "camera_from_round": from_round,
+            "message": _calibration_message(camera, from_round, current, over)}
+
+
+def _calibration_message(camera: bool, from_round: int | None, current: int, over: bool) -> str:
+    """The page's line for a saved calibration: who uses it, from when."""
+    if not camera:
+        return "calibration saved: the back count of a photo uses it"
+    if over:
+        return "calibration saved: the camera watches with it from the next match on"
+    if from_round == current:
+        return f"calibration saved: the camera watches with it from this round (round {current}) on"
+    return (f"calibration saved: the camera watches with it from round {from_round} on; round {current} keeps the "
+            "regions and back colours it started with (its cards were tracked by them)")

@@ -565,7 +565,8 @@
     const body = { zones: {}, backs: cal.backs };
     if (cal.regions.shared && cal.regions.shared.length >= 3) body.shared_area = cal.regions.shared;
     for (const [k, pts] of Object.entries(cal.regions)) if (k.startsWith("zone:") && pts.length >= 3) body.zones[k.slice(5)] = pts;
-    api("PUT", "/api/table/calibration", body).then((t) => { table = t; flash("calibration saved"); scheduleRefresh(); }, () => {});
+    // the answer says when the camera takes it (from the next round while a round is watched)
+    api("PUT", "/api/table/calibration", body).then((t) => { table = t; flash(t.message || "calibration saved"); scheduleRefresh(); }, () => {});
   };
 
   // -- start ---------------------------------------------------------------------------------
