@@ -1318,36 +1318,15 @@ class PileTracker:
         return PlayCandidate("take_back", p.id, gone.label, gone.quad, pend.first_t, pend.first_frame, before, prob)
 
     def _open_piles(self, look: Look, unmatched: list[Sighting]) -> list[PlayCandidate]:
+        """New piles: a card that may open one (``unmatched``), seen the same way in ``confirm``
+        looks (``weak_confirm`` when read weakly)."""
         st = self.settings
-        out: list[PlayCandidate] = []
-        kept: list[_Pending] = []
-        used: set[int] = set()
-        for s in unmatched:
-            if s.hidden > st.max_hidden:
-                continue
-            for i, pend in enumerate(self._new):
-                if i not in used and pend.label == s.label and self._same_pose(s.quad, pend.quad):
-                    pend.unseen = 0
-                    pend.count += 1
-                    pend.probs.append(s.prob)
-                    pend.quad = s.quad
-                    used.add(i)
-                    if pend.count >= st.confirm and not self._weakly_read(pend):
-                        pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame, last_seen_frame=look.frame)
-                        self.piles.append(pile)
-                        out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
-                    else:
-                        kept.append(pend)
-                    break
-            else:
-                kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_clear(s)))
-        for i, pend in enumerate(self._new):
-            if i not in used and pend.unseen < st.new_grace:
-                pend.unseen += 1
-                kept.append(pend)
-        self._new = kept
-        return out
 
+        def verdict(pend: _Pending, s: Sighting) -> str:
+            return "open" if pend.count >= st.confirm and not self._weakly_read(pend) else "keep"
+
+        self._new, out = self._follow(self._new, unmatched, look, verdict)
+        return out
 
     def _open_late(self, look: Look, late: list[Sighting]) -> list[PlayCandidate]:
         """Piles whose first cards no look showed (``late_open``): a card no foundation starts
@@ -1361,34 +1340,52 @@ class PileTracker:
         if st.late_open < 1:
             self._late = []
             return []
+
+        def verdict(pend: _Pending, s: Sighting) -> str:
+            if pend.count < st.late_open or float(np.mean(pend.probs)) < st.weak_read:
+                return "keep"
+            return "open" if _card_shaped(s.quad) and not self._at_gone_pile(s) else "drop"
+
+        self._late, out = self._follow(self._late, late, look, verdict)
+        return out
+
+    def _follow(self, pendings: list[_Pending], sightings: list[Sighting], look: Look,
+                verdict: Callable[[_Pending, Sighting], str]) -> tuple[list[_Pending], list[PlayCandidate]]:
+        """Match this look's ``sightings`` (not hidden beyond ``max_hidden``) to the pending
+        cards that would open piles: the same label lying still (``still``) counts one look
+        more, and ``verdict(pending, sighting)`` says whether it now opens a pile (``"open"``:
+        its play at its first sighting), waits (``"keep"``) or is forgotten (``"drop"``). A
+        sighting that matches none starts a pending card; one unseen for more than
+        ``new_grace`` looks is forgotten. Returns the pending cards kept and the plays."""
+        st = self.settings
         out: list[PlayCandidate] = []
         kept: list[_Pending] = []
         used: set[int] = set()
-        for s in late:
+        for s in sightings:
             if s.hidden > st.max_hidden:
                 continue
-            for i, pend in enumerate(self._late):
+            for i, pend in enumerate(pendings):
                 if i not in used and pend.label == s.label and self._same_pose(s.quad, pend.quad):
                     pend.unseen = 0
                     pend.count += 1
                     pend.probs.append(s.prob)
                     pend.quad = s.quad
                     used.add(i)
-                    if pend.count < st.late_open or float(np.mean(pend.probs)) < st.weak_read:
-                        kept.append(pend)
-                    elif _card_shaped(s.quad) and not self._at_gone_pile(s):
+                    v = verdict(pend, s)
+                    if v == "open":
                         pile = _Pile(len(self.piles) + 1, [], look.t, pend.before_frame, last_seen_frame=look.frame)
                         self.piles.append(pile)
                         out.append(self._push(pile, look, pend, float(np.mean(pend.probs))))
+                    elif v == "keep":
+                        kept.append(pend)
                     break
             else:
                 kept.append(_Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob], self._last_clear(s)))
-        for i, pend in enumerate(self._late):
+        for i, pend in enumerate(pendings):
             if i not in used and pend.unseen < st.new_grace:
                 pend.unseen += 1
                 kept.append(pend)
-        self._late = kept
-        return out
+        return kept, out
 
     def _at_gone_pile(self, s: Sighting) -> bool:
         """Whether ``s`` lies within ``same_place`` card widths of a pile that left the area."""
