@@ -148,6 +148,31 @@ def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch
     assert result["live"]["green"]["foundation"] >= 1     # the live count, kept for the record
 
 
+def test_the_audit_photo_does_not_give_the_caller_a_nertz_count(clip, tmp_path, monkeypatch):
+    """What lies in the caller's zone at the end (their stock) is not a Nertz pile: a valid call
+    means an empty one. Before, the caller's own backs in their zone were pushed as their Nertz
+    count, which made the call false ("play on") and the round unended."""
+    from typer.testing import CliRunner
+
+    import nertz.vision.audit as audit_mod
+    from nertz.cli import app
+
+    photo = tmp_path / "spread.png"
+    cv2.imwrite(str(photo), np.full((36, 64, 3), 255, np.uint8))
+    fixed = audit_mod.AuditResult(counts={"red": 0, "green": 2, "blue": 1},
+                                  zones={"red": {"red": 4}, "blue": {"blue": 7}, "green": {}}, unknown=0, face_up=0)
+    monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
+    monkeypatch.setattr(audit_mod, "check_face_down", lambda image, table, res: None)  # (a blank photo)
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
+                                 "--call", "red@5.9", "--audit", str(photo), "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert not any(x["type"] == "nertz_left" and x["player"] == "red" for x in lines)
+    result = lines[-1]
+    assert result["caller"] == "red" and result["players"]["red"]["nertz_left"] == 0
+    assert result["players"]["blue"]["nertz_left"] == 7
+
+
 def test_the_unsure_plays_are_listed_least_sure_first_after_the_scoreboard():
     from nertz.vision.referee_cli import unsure_plays
 

@@ -147,7 +147,7 @@ def referee_command(
 
     The Nertz cards left that --nertz-left does not give are counted from the video, two ways: the changes of each player's Nertz pile top card from the deal to 0.3 s after the call (the video must start at the deal; the pile is the one at the player's left end of the dealt row), which is scored, and each player's face-down spread in their own zone in the 6 s from 2 s after the call, its check (on 54 rendered rounds, 9324-9360 and 9390-9406, 183 of 190 pile counts exact; on 20 of them, 9324-9343, 44 of 70 spread counts). Where the two differ a review line says so. A player whose pile was not followed gets the spread's count; with neither (no deal seen and no spread), 0, with a no_count ruling.
 
-    With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them). The live counts are printed beside them, with the plays that may have gone to the wrong owner. The photo is counted first: one that cannot be counted is refused at once (exit status 2).
+    With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them; not the caller's: a valid call means an empty Nertz pile). The live counts are printed beside them, with the plays that may have gone to the wrong owner. The photo is counted first: one that cannot be counted is refused at once (exit status 2).
     """
     from .pipeline import REVIEW_BELOW, RefereePipeline
 
@@ -345,11 +345,15 @@ def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool
     """Score the round by the end-of-round photo's audit ``res`` (an
     :class:`~nertz.vision.audit.AuditResult`): the Nertz cards left in each player's zone (where
     ``--nertz-left`` did not give them) are pushed as ``nertz_left`` events, then the shared
-    area's back count is reconciled with the live attribution. Returns the
+    area's back count is reconciled with the live attribution. Not for the caller: a valid call
+    means an empty Nertz pile, so what lies in the caller's zone (their stock) is not their
+    Nertz pile (as ``POST /api/round/audit`` reads a count's zones). Returns the
     :class:`~nertz.referee.reconcile.Reconciliation`."""
     from nertz.referee.reconcile import reconcile
 
-    left = {name: res.zones.get(name, {}).get(name, 0) for name in tbl.names if name not in given}
+    caller = pipe.round.result.caller  # the round's calls are in (finish() has run)
+    left = {name: res.zones.get(name, {}).get(name, 0) for name in tbl.names
+            if name not in given and name != caller}
     pipe.finish(left)
     if as_json:
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
