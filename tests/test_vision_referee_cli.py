@@ -173,6 +173,37 @@ def test_the_audit_photo_does_not_give_the_caller_a_nertz_count(clip, tmp_path, 
     assert result["players"]["blue"]["nertz_left"] == 7
 
 
+def test_with_an_audit_photo_no_player_is_ruled_without_a_count_before_the_photo_counts_them(clip, tmp_path,
+                                                                                            monkeypatch):
+    """The photo's zones give the Nertz counts at the end; before, a "no Nertz pile count for
+    blue: scored as 0 left" ruling was printed at the call for every player, and never taken
+    back once the photo's counts came."""
+    from typer.testing import CliRunner
+
+    import nertz.vision.audit as audit_mod
+    from nertz.cli import app
+
+    photo = tmp_path / "spread.png"
+    cv2.imwrite(str(photo), np.full((36, 64, 3), 255, np.uint8))
+    fixed = audit_mod.AuditResult(counts={"red": 0, "green": 2, "blue": 1}, zones={"blue": {"blue": 7}, "green": {}},
+                                  unknown=0, face_up=0)
+    monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
+    monkeypatch.setattr(audit_mod, "check_face_down", lambda image, table, res: None)  # (a blank photo)
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
+                                 "--call", "red@5.9", "--audit", str(photo), "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert not any(x.get("kind") == "no_count" for x in lines)
+    assert {x["player"]: x["count"] for x in lines if x["type"] == "nertz_left"} == {"blue": 7, "green": 0}
+    # a call after the source's end is still ruled before the photo's counts are pushed
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
+                                 "--call", "red@60", "--audit", str(photo), "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert not any(x.get("kind") == "no_count" for x in lines)
+    assert lines[-1]["caller"] == "red" and lines[-1]["players"]["blue"]["nertz_left"] == 7
+
+
 def test_the_unsure_plays_are_listed_least_sure_first_after_the_scoreboard():
     from nertz.vision.referee_cli import unsure_plays
 

@@ -171,9 +171,10 @@ class RefereePipeline:
 
     def _report_rulings(self) -> None:
         # a late-timed event can change earlier rulings: report every ruling not reported yet;
-        # "no count" waits for the end while the counts are still to come from the video
+        # "no count" waits for the end: the counts may still come then, from the video or
+        # given to finish() (an end-of-round photo's)
         for r in self.round.rulings:
-            if r.kind == "no_count" and self.counts_from_video and not self._finished:
+            if r.kind == "no_count" and not self._finished:
                 continue
             j = r.to_json()
             key = json.dumps(j, sort_keys=True)
@@ -272,10 +273,7 @@ class RefereePipeline:
         known, else those counted from the video (``counts_from_video``), and return the
         result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
-        self.flush()
-        for name, tc in self.calls:
-            self._push_call(name, tc)
-        self.calls = []
+        self.end_source()
         end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
         given = {**self.nertz_left, **(nertz_left or {})}
         for name, n in self._counted_from_video(given, end_t).items():
@@ -286,6 +284,15 @@ class RefereePipeline:
         self._finished = True
         self._report_rulings()
         return self.round.result.to_json()
+
+    def end_source(self) -> None:
+        """The source has ended: :meth:`flush`, then push the calls timed after its end, so
+        that :attr:`round` knows its caller before :meth:`finish` is given the Nertz counts
+        (``finish`` does this first; doing it twice pushes nothing new)."""
+        self.flush()
+        for name, tc in self.calls:
+            self._push_call(name, tc)
+        self.calls = []
 
     def flush(self) -> None:
         """The source has ended: report the plays the tracker still holds back (contested

@@ -294,10 +294,10 @@ def referee_command(
         to_audit = pipe.spread_frames
         if to_audit:
             typer.echo(f"counting the Nertz cards left in {to_audit} frames of the players' spreads ...", err=True)
-        result = pipe.finish()
+        result = _end(pipe, audit_result)
     except KeyboardInterrupt:
         typer.echo("stopped: the round is scored as far as it was seen", err=True)
-        result = pipe.finish()
+        result = _end(pipe, audit_result)
     except NertzError as exc:
         fail(str(exc))
         return
@@ -341,6 +341,17 @@ def _close_quietly(writer: Any) -> None:
     return None
 
 
+def _end(pipe: Any, audit_result: Any) -> dict[str, Any]:
+    """End the round of ``pipe`` when its source has ended; returns the result line. With an
+    end-of-round photo's audit the Nertz counts are yet to come (:func:`_audited` gives them):
+    the round is not finished here, so that no ``no_count`` ruling is reported for a player
+    the photo counts (the result line is then :func:`_audited`'s)."""
+    if audit_result is None:
+        return pipe.finish()
+    pipe.end_source()
+    return pipe.round.result.to_json()
+
+
 def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool) -> Any:
     """Score the round by the end-of-round photo's audit ``res`` (an
     :class:`~nertz.vision.audit.AuditResult`): the Nertz cards left in each player's zone (where
@@ -351,7 +362,7 @@ def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool
     :class:`~nertz.referee.reconcile.Reconciliation`."""
     from nertz.referee.reconcile import reconcile
 
-    caller = pipe.round.result.caller  # the round's calls are in (finish() has run)
+    caller = pipe.round.result.caller  # the round's calls are in (end_source() has run)
     left = {name: res.zones.get(name, {}).get(name, 0) for name in tbl.names
             if name not in given and name != caller}
     pipe.finish(left)
