@@ -219,6 +219,31 @@ def test_the_unsure_plays_are_listed_least_sure_first_after_the_scoreboard():
     assert unsure_plays(events[:1], 0.9) == []
 
 
+def test_the_sample_rounds_announced_counts_go_with_its_announced_call(clip, monkeypatch):
+    """With no source, the counts said at the sample's table (red 0, blue 3, green 0, for red's
+    call at 59.1 s) were pushed at a --call of the user's own (so blue@30 was a false call,
+    blue having "3 left", and the note called it "as said at the table"), and one --nertz-left
+    dropped all the others. The bundled clip is replaced by its first 6 s here."""
+    from typer.testing import CliRunner
+
+    import nertz.vision.referee_cli as referee_cli
+    from nertz.cli import app
+
+    real = referee_cli.sample_path
+    monkeypatch.setattr(referee_cli, "sample_path", lambda name, *a: clip if name == "clip.mp4" else real(name, *a))
+    r = CliRunner().invoke(app, ["referee", "--call", "red@2"])
+    assert r.exit_code == 0, r.output
+    assert "blue has 3 Nertz cards left" not in r.stdout and "green has 0 Nertz" not in r.stdout
+    assert "counted from the video: blue" in r.stderr  # not the announced ones
+    assert "your call: red@2" in r.stderr and "not used" in r.stderr
+    r = CliRunner().invoke(app, ["referee", "--nertz-left", "blue=5", "--json"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    result = lines[-1]
+    assert result["caller"] == "red"  # the announced call, at 59.1 s (after this clip's end)
+    assert {n: p["nertz_left"] for n, p in result["players"].items()} == {"red": 0, "blue": 5, "green": 0}
+
+
 def test_referee_refuses_a_table_made_for_a_larger_frame(tmp_path, clip):
     # the sample's table file (1280x720 pixels) against the same clip at half the size
     small = tmp_path / "small.mp4"

@@ -143,7 +143,7 @@ def referee_command(
 ) -> None:
     """Watch a round and rule it: every foundation play, its owner, every ruling and the score, then the plays it was unsure of (confidence under 0.9: the ones to check).
 
-    With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread).
+    With no source: the bundled sample round, with the call and the Nertz counts its players announced (a camera cannot hear a call; its video shows no count spread); --nertz-left replaces a player's announced count, and with --call the announced counts (said for the announced call) are not used.
 
     The Nertz cards left that --nertz-left does not give are counted from the video, two ways: the changes of each player's Nertz pile top card from the deal to 0.3 s after the call (the video must start at the deal; the pile is the one at the player's left end of the dealt row), which is scored, and each player's face-down spread in their own zone in the 6 s from 2 s after the call, its check (on 54 rendered rounds, 9324-9360 and 9390-9406, 183 of 190 pile counts exact; on 20 of them, 9324-9343, 44 of 70 spread counts). Where the two differ a review line says so. A player whose pile was not followed gets the spread's count; with neither (no deal seen and no spread), 0, with a no_count ruling.
 
@@ -163,12 +163,21 @@ def referee_command(
             # what the players said at that table: a call cannot be seen, and the sample's video
             # shows no end-of-round spread of the Nertz piles to count
             recorded = [json.loads(x) for x in sample_path("events.jsonl").read_text().splitlines() if x.strip()]
-            if not calls:
-                calls = [(e["player"], float(e["t"])) for e in recorded if e.get("type") == "call"]
-            if not nertz_left:
-                nertz_left = [f"{e['player']}={e['count']}" for e in recorded if e.get("type") == "nertz_left"]
-            note = (f"the bundled sample round ({sample_path('clip.mp4').parent}); the call and Nertz counts "
-                    f"as said at the table: {', '.join(f'{n}@{t:g}' for n, t in calls)}; {', '.join(nertz_left or [])}")
+            said_calls = [(e["player"], float(e["t"])) for e in recorded if e.get("type") == "call"]
+            said = [f"{e['player']}={e['count']}" for e in recorded if e.get("type") == "nertz_left"]
+            yours = list(nertz_left or [])
+            where = f"the bundled sample round ({sample_path('clip.mp4').parent})"
+            if not calls:  # the counts said at the table go with its call; --nertz-left overrides them one by one
+                calls = said_calls
+                named = {item.partition("=")[0] for item in yours}
+                nertz_left = [x for x in said if x.partition("=")[0] not in named] + yours
+                note = (f"{where}; the call and Nertz counts as said at the table: "
+                        f"{', '.join(f'{n}@{t:g}' for n, t in calls)}; {', '.join(x for x in said if x in nertz_left)}"
+                        + (f"; yours: {', '.join(yours)}" if yours else ""))
+            else:  # the counts said at the table were for its call, not for this one
+                note = (f"{where}; your call: {', '.join(f'{n}@{t:g}' for n, t in calls)} (the Nertz counts said at "
+                        f"the table were for {', '.join(f'{n}@{t:g}' for n, t in said_calls)}: not used)"
+                        + (f"; your counts: {', '.join(yours)}" if yours else ""))
         else:
             spec, note = source, None
         if table is None:
