@@ -160,6 +160,8 @@ class Round:
         for name in names:
             if self.table.owner_of(name) is None:
                 raise EventError(f"unknown player {name!r} (the table has: {', '.join(self.table.names)})")
+        if isinstance(ev, Resolve):  # its shape is known without the round: say so at its line
+            _answer_of(ev)
         if isinstance(ev, Declare) and not self.table.rules.jokers:
             raise EventError(f"declare on pile {ev.pile}: no jokers are played at this table (the table's "
                              "rules.jokers is off), so there is nothing to declare")
@@ -217,6 +219,27 @@ class _PlayRecord:
     ruling_index: int
     placed: PlacedCard | None = None
     returned: bool = False
+
+
+def _answer_of(ev: Resolve) -> tuple[str, Any]:
+    """What a ``resolve`` answers: ``("tie", its id)`` (with a ``winner``) or ``("joker", pile
+    number)`` (with an ``as``).
+
+    Raises:
+        EventError: an id of neither kind, or the answer's field missing.
+    """
+    if ev.id.startswith("tie:"):
+        if ev.winner is None:
+            raise EventError(f"resolve {ev.id!r}: a tie is resolved with 'winner'")
+        return "tie", ev.id
+    if ev.id.startswith("joker:"):
+        if ev.as_ is None:
+            raise EventError(f"resolve {ev.id!r}: a joker is resolved with 'as'")
+        try:
+            return "joker", int(ev.id.split(":", 1)[1])
+        except ValueError:
+            raise EventError(f"resolve {ev.id!r}: expected 'joker:<pile number>'") from None
+    raise EventError(f"resolve {ev.id!r}: unknown review item (ids start with 'tie:' or 'joker:')")
 
 
 class _Referee:
@@ -310,20 +333,11 @@ class _Referee:
         return owner
 
     def _take_resolve(self, ev: Resolve) -> None:
-        if ev.id.startswith("tie:"):
-            if ev.winner is None:
-                raise EventError(f"resolve {ev.id!r}: a tie is resolved with 'winner'")
-            self.tie_decisions[ev.id] = self._owner(ev.winner)
-        elif ev.id.startswith("joker:"):
-            if ev.as_ is None:
-                raise EventError(f"resolve {ev.id!r}: a joker is resolved with 'as'")
-            try:
-                pile = int(ev.id.split(":", 1)[1])
-            except ValueError:
-                raise EventError(f"resolve {ev.id!r}: expected 'joker:<pile number>'") from None
-            self.joker_decisions[pile] = ev.as_
+        kind, key = _answer_of(ev)
+        if kind == "tie":
+            self.tie_decisions[key] = self._owner(ev.winner)
         else:
-            raise EventError(f"resolve {ev.id!r}: unknown review item (ids start with 'tie:' or 'joker:')")
+            self.joker_decisions[key] = ev.as_
 
     def _rule(self, ruling: Ruling) -> int:
         self.rulings.append(ruling)

@@ -68,6 +68,11 @@ def test_score_without_a_table_uses_the_names_in_the_log(tmp_path):
         # the service's API limits (a log the live replay would wait on forever, a 26-digit pile)
         (['{"t": 1e300, "type": "play", "player": "red", "card": "AS", "pile": 1}'], "line 1: invalid play event: t: Input should be less than or equal to 1000000"),
         (['{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 99999999999999999999999999}'], "line 1: invalid play event: pile: Input should be less than or equal to 10000"),
+        # an answer's shape is known at its line (it was refused once the round was ruled, with no line)
+        ([{"t": 1, "type": "play", "player": "red", "card": "AS", "pile": 1}, {"type": "resolve", "id": "tie:1:AS"}],
+         "line 2: resolve 'tie:1:AS': a tie is resolved with 'winner'"),
+        ([{"type": "resolve", "id": "joker:one", "as": "AS"}], "line 1: resolve 'joker:one': expected 'joker:<pile number>'"),
+        ([{"type": "resolve", "id": "pile:1", "winner": "red"}], "line 1: resolve 'pile:1': unknown review item"),
     ],
 )
 def test_bad_logs_fail_cleanly_with_the_line(tmp_path, lines, fragment):
