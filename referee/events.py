@@ -15,9 +15,9 @@ and, additive in this project:
 - ``resolve`` ``{"id", "winner" | "as"}``: a person's answer to a review item;
 - ``stuck`` ``{"t"}``: the whole table was stuck and turned its wastes (information only).
 
-``ruling`` and ``result`` lines are the referee's output; in an input log they are
-accepted and ignored, so a log written by the simulator (which records its own rulings)
-can be scored as it is.
+``ruling``, ``review`` and ``result`` lines are the referee's output; in an input log they
+are accepted and ignored, so a log written by the simulator (which records its own rulings)
+or by ``nertz referee --json`` can be scored as it is.
 
 Each event is an immutable pydantic model; :func:`parse_event` validates one decoded line.
 Values must have their JSON types (:mod:`nertz.referee.jsonvalues`): times and confidences are
@@ -201,10 +201,11 @@ class Stuck(_Event):
 
 
 class RulingLine(_Event):
-    """A ruling line found in an input log (the referee's output; ignored when scoring)."""
+    """A ruling or review line found in an input log (the referee's output; ignored when
+    scoring): ``nertz referee --json`` prints a ``review`` line for each play it is unsure of."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    type: Literal["ruling"] = "ruling"
+    type: Literal["ruling", "review"] = "ruling"
     t: float | None = None
 
 
@@ -222,7 +223,8 @@ Event = Annotated[
 """Any event of the log, told apart by its ``type``."""
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
-_TYPES = ("play", "call", "nertz_left", "round_end", "take_back", "declare", "resolve", "stuck", "ruling", "result")
+_TYPES = ("play", "call", "nertz_left", "round_end", "take_back", "declare", "resolve", "stuck", "ruling", "review",
+          "result")
 
 
 def parse_event(data: Any) -> Any:

@@ -53,6 +53,30 @@ def test_score_without_a_table_uses_the_names_in_the_log(tmp_path):
     assert json.loads(out.stdout.splitlines()[-1])["players"]["bo"]["score"] == -6
 
 
+def test_what_the_referee_printed_can_be_scored_as_it_is(tmp_path):
+    """``nertz referee --json`` prints a ``review`` line for each play it is unsure of: its
+    output was refused by ``score`` and ``match`` ("unknown event type 'review'")."""
+    log = write(tmp_path / "r.jsonl", [
+        {"t": 1.0, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 0.6},
+        {"t": 1.0, "type": "review", "pile": 1, "card": "AS", "player": "red", "confidence": 0.6,
+         "message": "whose AS on pile 1? the camera is not sure it was red's"},
+        {"t": 1.0, "type": "ruling", "kind": "accepted", "player": "red", "card": "AS", "pile": 1,
+         "message": "red's AS stands on pile 1"},
+        {"t": 2.0, "type": "call", "player": "red"},
+        {"t": 5.0, "type": "review", "player": "blue", "message": "blue's Nertz cards left: 3 from the changes of "
+         "the pile's top card (scored), 4 counted in the spread after the call"},
+        {"t": 5.0, "type": "nertz_left", "player": "blue", "count": 3},
+        {"t": 5.0, "type": "nertz_left", "player": "green", "count": 0},
+    ])
+    out = nertz("score", str(log), "--table", str(EXAMPLE / "table.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result["caller"] == "red" and result["players"]["blue"]["score"] == -6
+    out = nertz("match", str(log), str(log), "--table", str(EXAMPLE / "table.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["totals"]["red"] == 2
+
+
 @pytest.mark.parametrize(
     "lines, fragment",
     [

@@ -419,7 +419,7 @@ class LiveReferee:
                 ev["t"] = round(self.clock(), 3)
             parsed = parse_event(ev)
             if isinstance(parsed, (RulingLine, ResultLine)):
-                raise EventError("ruling and result lines are the referee's output, not events")
+                raise EventError("ruling, review and result lines are the referee's output, not events")
             ev = parsed.to_json()
             if ev.get("type") == "resolve" and ev.get("id") not in self.round.result.reviews:
                 raise EventError(f"no open review item {ev.get('id')!r} in this round")
