@@ -396,7 +396,7 @@ class TrackerSettings:
             AH or 2H on their pile, only the 3H laid on them, which opened no pile (only an
             ace or a two does), so that pile's 13 cards (14 plays with a collision's loser)
             were all lost; with 15, 47 of its 60 plays right (38 before), points off 26 -> 13.
-            37 dev rounds 9324-9360 and 28 held-out rounds 9383-9414 otherwise: no change (one
+            37 dev rounds 9324-9360 and the 31 other held-out rounds 9383-9414: no change (one
             phantom "6H" between two piles' cards opened a pile before the shape test).
         track_picks_fresh: when at least two zones lost this card in the last
             ``stale_vanish`` seconds and the hand track (confidence 0.8 or more) names one
