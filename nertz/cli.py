@@ -80,9 +80,11 @@ def score(
 ) -> None:
     """Apply the rules to an event log and print the round's rulings and result."""
     if events is None:
+        if table is not None:  # the bundled log names its own players, not this table's
+            fail(f"give the event log to score with --table {table} (with no log, nertz score scores the "
+                 "bundled example round, with its own table)")
         events = example_path(EXAMPLE_ROUND, "events.jsonl")
-        if table is None:
-            table = example_path(EXAMPLE_ROUND, "table.json")
+        table = example_path(EXAMPLE_ROUND, "table.json")
     try:
         game = load_round(events, table)
         if as_json:

@@ -26,6 +26,15 @@ def test_score_the_bundled_example_by_default():
     assert "red, take back your 2D: green's reached pile 3 first" in out.stdout
 
 
+def test_score_with_a_table_and_no_log_asks_for_the_log(tmp_path):
+    # the bundled example's log names red, green and blue: scored against another table it
+    # failed on an "unknown player" of a file the user never gave
+    table = json.loads((EXAMPLE / "table.json").read_text())
+    table["players"] = [{**p, "name": n} for p, n in zip(table["players"], ("ann", "bo", "cy"))]
+    out = nertz("score", "--table", str(write(tmp_path / "t.json", [table])))
+    assert out.returncode == 2 and out.stderr.startswith("error: give the event log") and "Traceback" not in out.stderr
+
+
 def test_score_json_ends_with_the_result_line():
     out = nertz("score", str(EXAMPLE / "events.jsonl"), "--table", str(EXAMPLE / "table.json"), "--json")
     assert out.returncode == 0, out.stderr

@@ -130,7 +130,7 @@ def referee_command(
     call: Annotated[Optional[list[str]], typer.Option(
         "--call", metavar="NAME@SECONDS", help="A Nertz call NAME@SECONDS (media time); repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines (events, rulings) and a last result line.")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (mp4).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (a file ending in .mp4, .m4v, .mkv, .mov or .avi).")] = None,
     realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
     nertz_left: Annotated[Optional[list[str]], typer.Option(
