@@ -353,6 +353,20 @@ def test_bench_times_the_referee_on_a_clip_and_prints_its_figures(clip):
     assert r.returncode == 2 and r.stderr == "error: a table file is needed (--table T.json)\n"
 
 
+def test_bench_refuses_a_table_made_for_frames_of_another_size(clip, tmp_path):
+    """A table file calibrated on other frames (another camera or resolution) was used
+    silently: its zones elsewhere in the frames, the figures ("no plays seen") those of no
+    real round. It is refused, as nertz referee refuses it."""
+    data = json.loads((SAMPLE / "table.json").read_text())
+    data["calibration"] = {**data.get("calibration", {}), "frame_size": [640, 360]}
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    r = nertz("bench", "--source", str(clip), "--table", str(other), "--seconds", "0.2")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"error: {other}: the table file was calibrated on 640x360 frames and this "
+                               "source's are 1280x720")
+
+
 @pytest.mark.parametrize("seconds", ["-5", "0", "nan"])
 def test_bench_refuses_seconds_that_are_not_positive(seconds):
     r = nertz("bench", "--seconds", seconds)

@@ -32,18 +32,24 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
         seconds: stop after this much media time (None: the whole source).
 
     Raises:
-        NertzError: the source or table cannot be read.
+        NertzError: the source or table cannot be read, or the table was made for frames of
+            another size (:func:`~nertz.vision.sources.table_misfit`).
     """
     from nertz.referee.files import read_table
 
     from .observe import referee_observer
     from .pipeline import RefereePipeline
-    from .sources import open_source
+    from .sources import open_source, table_misfit
 
     tbl = read_table(table)
     load_before = os.getloadavg()[0]
     observer = referee_observer(tbl)
     with open_source(source) as src:
+        # a table made for another camera or resolution is refused, as nertz referee refuses it:
+        # its zones would be elsewhere in these frames, and the figures those of no real round
+        misfit = table_misfit(tbl, src.size)
+        if misfit:
+            raise NertzError(f"{table}: {misfit}")
         pipe = RefereePipeline(tbl, observer, stride=stride, fps=src.fps or 30.0)
         # stop reading at ``seconds`` (a filter would decode, and time, the rest of the source)
         frames = ((f.index, f.t, f.image) for f in takewhile(lambda f: seconds is None or f.t <= seconds, src))
