@@ -189,6 +189,7 @@ def round_(
     _check_art(design)
 
     owners = players // 2 if partnerships else players
+    chosen = speed is None and between  # the speed is chosen for the window, not given
     try:
         if speed is None and between:
             # aim at the middle of the window (20 % above a lone minimum, 80 % of a lone maximum)
@@ -202,6 +203,11 @@ def round_(
         settings.validate()
         sim = simulate_round_between(settings, seed, lo, hi) if between else simulate_round(settings, seed)
     except ValueError as exc:
+        if chosen and str(exc).startswith("no round of"):
+            # "adjust the speed" told a user who gave none to give one --speed refuses (89 for 1..3 s)
+            _fail(f"no round drawn from seed {seed} lasted {lo:g}..{hi:g} s (at speed {speed:.3g}, chosen for that "
+                  "window; the deal and the Nertz count take seconds of their own): give a longer or wider window, "
+                  "or --speed (0.05..20) with it")
         _fail(str(exc))
     options: dict[str, Any] = {}
     if design is not None:

@@ -158,6 +158,18 @@ def test_bad_input_exits_2_with_a_message(tmp_path: Path, args: list[str], messa
     assert not (tmp_path / "x" / "clip.mp4").exists()
 
 
+def test_a_window_no_round_fits_does_not_ask_for_a_speed_out_of_range(tmp_path: Path) -> None:
+    """--min/--max-seconds 1..3: the speed chosen for the window (89) fits no round, and the
+    message said "at speed 89.0; adjust the speed" to a user who gave none (--speed allows 20 at most)."""
+    require_art()
+    res = nertz("synth", "round", "--players", "2", "--min-seconds", "1", "--max-seconds", "3", "-q",
+                "--out", str(tmp_path / "x"))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "adjust the speed" not in res.stderr
+    assert "lasted 1..3 s" in res.stderr and "give a longer or wider window, or --speed (0.05..20)" in res.stderr
+    assert not (tmp_path / "x" / "clip.mp4").exists()
+
+
 def test_round_refuses_a_file_or_a_folder_of_other_files_before_simulating(tmp_path: Path) -> None:
     notes = tmp_path / "README.md"
     notes.write_text("mine\n")
