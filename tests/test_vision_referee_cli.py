@@ -120,10 +120,10 @@ def test_referee_refuses_an_audit_photo_it_cannot_count_before_reading_the_video
     assert r.stdout == ""
 
 
-def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch):
-    """The wiring: the audit's zone counts become the Nertz counts, its shared-area counts the
-    scored foundations, the live counts are kept beside them. (The audit itself is measured in
-    test_audit.py; here it is replaced by fixed counts.)"""
+def _referee_with_a_fixed_audit(clip, tmp_path, monkeypatch, call: str) -> list[dict]:
+    """``nertz referee --json`` on ``clip`` with ``--call call`` and an end-of-round photo whose
+    audit is replaced by fixed counts (red 0, green 2, blue 1 in the shared area; 7 of blue's
+    backs in blue's zone, none in green's); returns the printed JSON lines."""
     from typer.testing import CliRunner
 
     import nertz.vision.audit as audit_mod
@@ -136,9 +136,16 @@ def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch
     monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
     monkeypatch.setattr(audit_mod, "check_face_down", lambda image, table, res: None)  # (a blank photo)
     r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
-                                 "--call", "red@5.9", "--audit", str(photo), "--json"])
+                                 "--call", call, "--audit", str(photo), "--json"])
     assert r.exit_code == 0, r.output
-    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    return [json.loads(x) for x in r.stdout.splitlines()]
+
+
+def test_referee_scores_the_round_by_the_audit_photo(clip, tmp_path, monkeypatch):
+    """The wiring: the audit's zone counts become the Nertz counts, its shared-area counts the
+    scored foundations, the live counts are kept beside them. (The audit itself is measured in
+    test_audit.py; here it is replaced by fixed counts.)"""
+    lines = _referee_with_a_fixed_audit(clip, tmp_path, monkeypatch, "red@5.9")
     assert any(x["type"] == "nertz_left" and x["player"] == "blue" and x["count"] == 7 for x in lines)
     assert lines[-2]["type"] == "audit" and lines[-2]["counts"]["green"] == 2
     result = lines[-1]
@@ -178,28 +185,11 @@ def test_with_an_audit_photo_no_player_is_ruled_without_a_count_before_the_photo
     """The photo's zones give the Nertz counts at the end; before, a "no Nertz pile count for
     blue: scored as 0 left" ruling was printed at the call for every player, and never taken
     back once the photo's counts came."""
-    from typer.testing import CliRunner
-
-    import nertz.vision.audit as audit_mod
-    from nertz.cli import app
-
-    photo = tmp_path / "spread.png"
-    cv2.imwrite(str(photo), np.full((36, 64, 3), 255, np.uint8))
-    fixed = audit_mod.AuditResult(counts={"red": 0, "green": 2, "blue": 1}, zones={"blue": {"blue": 7}, "green": {}},
-                                  unknown=0, face_up=0)
-    monkeypatch.setattr(audit_mod, "audit", lambda image, table, **kw: fixed)
-    monkeypatch.setattr(audit_mod, "check_face_down", lambda image, table, res: None)  # (a blank photo)
-    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
-                                 "--call", "red@5.9", "--audit", str(photo), "--json"])
-    assert r.exit_code == 0, r.output
-    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    lines = _referee_with_a_fixed_audit(clip, tmp_path, monkeypatch, "red@5.9")
     assert not any(x.get("kind") == "no_count" for x in lines)
     assert {x["player"]: x["count"] for x in lines if x["type"] == "nertz_left"} == {"blue": 7, "green": 0}
     # a call after the source's end is still ruled before the photo's counts are pushed
-    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"),
-                                 "--call", "red@60", "--audit", str(photo), "--json"])
-    assert r.exit_code == 0, r.output
-    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    lines = _referee_with_a_fixed_audit(clip, tmp_path, monkeypatch, "red@60")
     assert not any(x.get("kind") == "no_count" for x in lines)
     assert lines[-1]["caller"] == "red" and lines[-1]["players"]["blue"]["nertz_left"] == 7
 
