@@ -1101,13 +1101,15 @@ class PileTracker:
         with its top's centre within ``reach`` card widths of ``s``'s; None if none."""
         return self._nearest(s, reach, lambda p: s.label in _next_on(p.top.label))
 
-    def _nearest(self, s: Sighting, reach: float, accept: Callable[[_Pile], bool] | None = None) -> _Pile | None:
-        """The pile (not gone, and ``accept``-ed) whose top card's centre lies nearest ``s``'s,
-        within ``reach`` card widths (the larger of the two cards' widths); None if none."""
+    def _nearest(self, s: Sighting, reach: float, accept: Callable[[_Pile], bool] | None = None,
+                 gone: bool = False) -> _Pile | None:
+        """The pile (not gone, or with ``gone`` one that left the area; and ``accept``-ed) whose
+        top card's centre lies nearest ``s``'s, within ``reach`` card widths (the larger of the
+        two cards' widths); None if none."""
         c, _, w = s.pose
         best, best_d = None, reach
         for p in self.piles:
-            if p.gone or (accept is not None and not accept(p)):
+            if p.gone != gone or (accept is not None and not accept(p)):
                 continue
             pc, _, pw = quad_pose(p.top.quad)
             d = float(np.linalg.norm(c - pc)) / max(pw, w)
@@ -1389,13 +1391,7 @@ class PileTracker:
 
     def _at_gone_pile(self, s: Sighting) -> bool:
         """Whether ``s`` lies within ``same_place`` card widths of a pile that left the area."""
-        c, _, w = s.pose
-        for p in self.piles:
-            if p.gone:
-                pc, _, pw = quad_pose(p.top.quad)
-                if float(np.linalg.norm(c - pc)) / max(w, pw) < self.settings.same_place:
-                    return True
-        return False
+        return self._nearest(s, self.settings.same_place, gone=True) is not None
 
 
 class Returned(NamedTuple):

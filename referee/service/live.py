@@ -242,6 +242,12 @@ class LiveReferee:
         return out
 
     @property
+    def source_takes_table(self) -> bool:
+        """Whether the source watches with the table (the camera: ``set_table``), so that a
+        calibration reaches it (:meth:`set_table`)."""
+        return getattr(self.source, "set_table", None) is not None
+
+    @property
     def lock(self) -> threading.RLock:
         """The lock that guards the state; hold it to read several things consistently."""
         return self._lock
@@ -808,11 +814,10 @@ class LiveReferee:
         Raises:
             TableError: the source refuses it (its ``ValueError``).
         """
-        give = getattr(self.source, "set_table", None)
-        if give is None:
+        if not self.source_takes_table:
             return False
         try:
-            give(table)
+            self.source.set_table(table)  # type: ignore[union-attr]
         except ValueError as exc:
             raise TableError(f"the camera cannot use this table: {exc}") from None
         return True

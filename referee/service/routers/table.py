@@ -58,7 +58,7 @@ def put_calibration(body: schemas.CalibrationIn, live: Live) -> dict:
         from_round = live.set_table(Table.from_dict(data, source="calibration"))
         over = live.current.closed
         current = live.current.number
-        camera = getattr(live.source, "set_table", None) is not None
+        camera = live.source_takes_table
     return {**table_view(live), "camera_from_round": from_round,
             "message": _calibration_message(camera, from_round, current, over)}
 
