@@ -47,6 +47,7 @@ import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -181,7 +182,7 @@ def _render_chunk(job: tuple[int, int, int]) -> tuple[int, list[np.ndarray], lis
 
 # ------------------------------------------------------------------------------ writers
 class _CvWriter:
-    def __init__(self, path: Path, fps: int, size: tuple[int, int]) -> None:
+    def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
         self.w = cv2.VideoWriter(str(path), cv2.CAP_FFMPEG, cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
         if not self.w.isOpened():
             raise VideoError(f"OpenCV could not open an mp4v video writer for {path}")
@@ -194,7 +195,7 @@ class _CvWriter:
 
 
 class _AvWriter:
-    def __init__(self, path: Path, fps: int, size: tuple[int, int], crf: int) -> None:
+    def __init__(self, path: Path, fps: float, size: tuple[int, int], crf: int) -> None:
         try:
             import av
         except ImportError:
@@ -205,7 +206,7 @@ class _AvWriter:
             self.c = av.open(str(path), "w")
         except (av.error.FFmpegError, OSError, ValueError) as exc:  # (ValueError: no container for the name)
             raise VideoError(f"{path}: the video cannot be written ({_why(exc)})") from None
-        self.s = self.c.add_stream("libx264", rate=fps)
+        self.s = self.c.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
         self.s.width, self.s.height = size
         self.s.pix_fmt = "yuv420p"
         # one encoder thread: the worker processes use the cores; "fast" is x264's speed/size balance
@@ -264,11 +265,13 @@ def check_video_out(path: str | Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = "auto", crf: int = 25) -> Any:
+def open_writer(path: str | Path, fps: float, size: tuple[int, int], codec: str = "auto", crf: int = 25) -> Any:
     """A video writer with ``write(frame)`` (``(H, W, 3) uint8`` BGR of ``size`` ``(w, h)``
     pixels) and ``close()``.
 
     Args:
+        fps: frames per second, whole or not (29.97 is written as 30000/1001, a folder of
+            images at 0.5 fps as 1/2).
         codec: ``"h264"`` (PyAV, the optional extra ``video``), ``"mp4v"`` (OpenCV's own, 5 to
             10 times larger) or ``"auto"`` (h264 when PyAV is installed, else mp4v).
 
@@ -288,9 +291,9 @@ def open_writer(path: str | Path, fps: int, size: tuple[int, int], codec: str = 
         except ImportError:
             codec = "mp4v"
     if codec == "mp4v":
-        return _CvWriter(Path(path), int(fps), size)
+        return _CvWriter(Path(path), float(fps), size)
     if codec == "h264":
-        return _AvWriter(Path(path), int(fps), size, crf)
+        return _AvWriter(Path(path), fps, size, crf)
     raise VideoError(f"unknown codec {codec!r} (h264 or mp4v)")
 
 

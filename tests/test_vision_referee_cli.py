@@ -62,6 +62,9 @@ def test_referee_json_prints_plays_rulings_and_ends_with_the_result(clip, tmp_pa
     (["--nertz-left", "blue=3", "--nertz-left", "blue=4"], "gives blue twice"),
     (["--call", "red@1_0"], "NAME@SECONDS"),  # 10 s to float()
     (["--call", "red@\u0663"], "NAME@SECONDS"),  # an Arabic-Indic 3: 3 s to float()
+    (["--fps", "10"], "only a folder of images"),  # the sample round is a video: it has its own rate
+    (["--source", str(SAMPLE / "clip.mp4"), "--table", str(SAMPLE / "table.json"), "--fps", "10"],
+     "only a folder of images"),
 ])
 def test_referee_user_mistakes_are_one_error_line_and_status_2(args, message):
     r = nertz("referee", *args)
@@ -401,3 +404,107 @@ def test_call_seconds_and_counts_are_ascii_digits_only():
         parse_call("red@-5")
     assert parse_number(" 3 ") == 3 and parse_number("-3") == -3
     assert [parse_number(x) for x in ("1_0", "\u0663", "\u00b2", "3.0", "")] == [None] * 5
+
+
+def test_a_folder_of_images_is_timed_by_fps(tmp_path):
+    """A folder of every third frame of the sample round (10 frames a second): with --fps 10 the
+    plays and --call are in the round's seconds; without it the folder was taken as 30 fps,
+    silently (green's AD at 0.6 s instead of 1.77 s, a call at 5 s 'after the end')."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    for i in range(60 * 3):
+        ok, frame = cap.read()
+        assert ok
+        if i % 3 == 0:
+            cv2.imwrite(str(folder / f"f{i // 3:03d}.png"), frame)
+    cap.release()
+    r = nertz("referee", "--source", str(folder), "--table", str(SAMPLE / "table.json"), "--fps", "10",
+              "--call", "red@5.5", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "after the end of the source" not in r.stderr and "taken as 30 frames" not in r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    ad = [x["t"] for x in lines if x["type"] == "play" and x["card"] == "AD"]
+    assert ad and abs(ad[0] - 1.77) < 0.35, ad
+    assert lines[-1]["type"] == "result" and lines[-1]["end_t"] == 5.5
+    r = nertz("referee", "--source", str(folder), "--table", str(SAMPLE / "table.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert "a folder of images, taken as 30 frames a second" in r.stderr and "--fps" in r.stderr
+
+
+def _interrupted(clip, tmp_path, monkeypatch, raise_at: float, *args: str, sigterm: bool = False):
+    """``nertz referee`` on ``clip`` stopped (Ctrl-C, or SIGTERM with ``sigterm``) at the first
+    frame at or after ``raise_at`` seconds; returns the CliRunner result."""
+    import os
+    import signal
+
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+    from nertz.vision import pipeline
+
+    step = pipeline.RefereePipeline.step
+
+    def stopping_step(self, index, t, frame):
+        if t >= raise_at:
+            if sigterm:
+                os.kill(os.getpid(), signal.SIGTERM)
+            else:
+                raise KeyboardInterrupt
+        return step(self, index, t, frame)
+
+    monkeypatch.setattr(pipeline.RefereePipeline, "step", stopping_step)
+    before = signal.getsignal(signal.SIGTERM)
+    r = CliRunner().invoke(app, ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), *args])
+    assert signal.getsignal(signal.SIGTERM) == before  # the run's own handler is put back
+    return r
+
+
+@pytest.mark.parametrize("sigterm", [False, True])
+def test_an_interrupted_run_is_scored_as_seen_and_its_video_is_whole(clip, tmp_path, monkeypatch, sigterm):
+    """Ctrl-C (or SIGTERM: `timeout`, a service manager) midway: the result line of the part
+    seen, with a --call beyond it not applied (it ended the round 'by red's call' with the Nertz
+    counts of the time of the stop), a playable --out, and exit status 130 (it was 0, as for a
+    whole round; SIGTERM killed the process, its video unplayable and no result printed)."""
+    out_video = tmp_path / "annotated.mp4"
+    r = _interrupted(clip, tmp_path, monkeypatch, 3.0, "--call", "red@5.5", "--json", "--out", str(out_video),
+                     sigterm=sigterm)
+    assert r.exit_code == 130, r.output
+    assert "stopped at 3.0 s of media" in r.stderr and "not applied: --call red@5.5" in r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    result = lines[-1]
+    assert result["type"] == "result" and result["ended"] is None and result["caller"] is None
+    assert not any(x["type"] in ("call", "nertz_left") for x in lines)
+    cap = cv2.VideoCapture(str(out_video))
+    frames = 0
+    while cap.read()[0]:
+        frames += 1
+    cap.release()
+    assert 85 <= frames <= 95
+
+
+def test_a_call_seen_before_the_stop_still_ends_the_round(clip, tmp_path, monkeypatch):
+    r = _interrupted(clip, tmp_path, monkeypatch, 4.0, "--call", "red@2", "--nertz-left", "blue=5",
+                     "--nertz-left", "green=6", "--json")
+    assert r.exit_code == 130, r.output
+    assert "not applied" not in r.stderr
+    result = json.loads(r.stdout.splitlines()[-1])
+    assert result["ended"] == "call" and result["caller"] == "red" and result["end_t"] == 2.0
+    assert result["players"]["blue"]["nertz_left"] == 5
+
+
+def test_the_overlay_video_keeps_a_rate_that_is_not_whole(tmp_path):
+    """A 29.97 fps camera and a folder of images at 0.5 fps: the overlay video was written at
+    int(round(fps)) frames a second (30, and 0: no video), its times drifting from the source's."""
+    import av
+
+    from nertz.datasets.video import open_writer
+
+    for fps, rate in [(30000 / 1001, "30000/1001"), (0.5, "1/2")]:
+        path = tmp_path / f"v{fps:.2f}.mp4"
+        w = open_writer(path, fps, (64, 48))
+        for _ in range(3):
+            w.write(np.zeros((48, 64, 3), np.uint8))
+        w.close()
+        with av.open(str(path)) as c:
+            assert str(c.streams.video[0].average_rate) == rate

@@ -274,7 +274,7 @@ class RefereePipeline:
         result line. Calling it again pushes only what is new (for
         instance the counts an end-of-round audit found)."""
         self.end_source()
-        end_t = max([self.stats.media_s] + [e["t"] for e in self.events])
+        end_t = round(max([self.stats.media_s] + [e["t"] for e in self.events]), 4)  # (as every event's t)
         given = {**self.nertz_left, **(nertz_left or {})}
         for name, n in self._counted_from_video(given, end_t).items():
             given[name] = n
@@ -299,6 +299,11 @@ class RefereePipeline:
         pairs whose hold has not passed, doubtful plays), as :meth:`finish` does first."""
         for ev in self.tracker.flush():
             self._push(ev)
+
+    def skip_spreads(self) -> None:
+        """Leave the spreads kept after the call uncounted (an interrupted run): the Nertz counts
+        from the video are then the piles' alone."""
+        self._spreads.clear()
 
     @property
     def counts_due(self) -> bool:

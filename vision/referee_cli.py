@@ -132,6 +132,9 @@ def referee_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines (events, rulings) and a last result line.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (a file ending in .mp4, .m4v, .mkv, .mov or .avi).")] = None,
     realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
+    fps: Annotated[Optional[float], typer.Option(
+        "--fps", min=0.001, help="Frames per second of a folder of images (image i is at i / FPS seconds, for --call "
+                                 "and the times printed). Default: 30.")] = None,
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame (detection cost).")] = 3,
     nertz_left: Annotated[Optional[list[str]], typer.Option(
         "--nertz-left", metavar="NAME=N", help="A player's Nertz cards left at the end, NAME=N (repeatable); it replaces the camera's count.")] = None,
@@ -180,6 +183,16 @@ def referee_command(
                         + (f"; your counts: {', '.join(yours)}" if yours else ""))
         else:
             spec, note = source, None
+        if fps is not None or source is not None:
+            from .sources import source_kind
+
+            folder = source is not None and source_kind(spec) == "images"
+            if fps is not None and not folder:
+                fail(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; "
+                     f"{'a video file or camera' if source is not None else 'the sample round'} gives its own frame rate")
+            if folder and fps is None:
+                note = (f"{source}: a folder of images, taken as 30 frames a second (image i at i / 30 s); "
+                        "give --fps for another rate")
         if table is None:
             from .sources import check_source
 
@@ -237,12 +250,12 @@ def referee_command(
 
         # strips are named only for the overlay (the tracker does not use them)
         observer = referee_observer(tbl, strips=out is not None or show)
-        src = open_source(spec, realtime=realtime)
+        src = open_source(spec, realtime=realtime, fps=fps)
         misfit = table_misfit(tbl, src.size)
         if misfit:
             src.close()
             fail(f"{table}: {misfit}")
-        if note and not as_json:
+        if note and (not as_json or source is not None):  # (a folder's frame rate is said with --json too)
             typer.echo(note, err=True)
         duration = src.frame_count / src.fps if src.frame_count and src.fps and not src.live else None
         if duration is not None:  # a file: known before it is read
@@ -265,12 +278,15 @@ def referee_command(
                            counts_from_video=audit_image is None)
     writer = None
     write_failed: str | None = None  # why the overlay video could not be written (the round goes on)
+    interrupted = False  # stopped by Ctrl-C (SIGINT) or SIGTERM: the result is of the part seen
+    seen_all = False  # the source was read to its end (or --show's q)
     result: dict[str, Any]
+    sigterm = _sigterm_as_interrupt()  # `timeout`, a service manager: as Ctrl-C (a partial result, a playable --out)
     try:
         if out is not None:
             from nertz.datasets.video import VideoError, open_writer
             try:
-                writer = open_writer(out, int(round(fps)), src.size)
+                writer = open_writer(out, fps, src.size)  # (29.97 stays 29.97, a folder's 0.5 fps 0.5)
             except VideoError:
                 src.close()
                 raise
@@ -298,6 +314,7 @@ def referee_command(
                     if show and _show(shown, pipe, tbl.names, frame.t):
                         break
                 bar.advance(task)
+        seen_all = True
         if duration is None:
             _warn_late_calls(pipe.calls, pipe.stats.media_s)
         to_audit = pipe.spread_frames
@@ -305,12 +322,32 @@ def referee_command(
             typer.echo(f"counting the Nertz cards left in {to_audit} frames of the players' spreads ...", err=True)
         result = _end(pipe, audit_result)
     except KeyboardInterrupt:
-        typer.echo("stopped: the round is scored as far as it was seen", err=True)
-        result = _end(pipe, audit_result)
+        interrupted = True
+        if seen_all:  # Ctrl-C while the spreads are counted: the piles' counts (the scored ones) will do
+            typer.echo("stopped: the spreads are not counted (the check of the Nertz cards left; the counts are "
+                       "the piles' top cards')", err=True)
+        else:
+            unreached = pipe.calls  # a --call after what was seen did not happen yet, as far as the
+            pipe.calls = []         # camera knows: it must not end the round (with the counts of then)
+            typer.echo(f"stopped at {pipe.stats.media_s:.1f} s of media: the round is scored as far as it was seen"
+                       + (f"; not reached, so not applied: --call {', '.join(f'{n}@{tc:g}' for n, tc in unreached)}"
+                          if unreached else ""), err=True)
+        try:
+            if seen_all:
+                pipe.skip_spreads()
+            elif pipe.spread_frames:
+                typer.echo(f"counting the Nertz cards left in {pipe.spread_frames} frames of the players' spreads "
+                           "(Ctrl-C again to leave them out) ...", err=True)
+            result = _end(pipe, audit_result)
+        except KeyboardInterrupt:  # again, while the spreads are counted
+            typer.echo("stopped again: the spreads are not counted (the check of the Nertz cards left)", err=True)
+            pipe.skip_spreads()
+            result = _end(pipe, audit_result)
     except NertzError as exc:
         fail(str(exc))
         return
     finally:
+        sigterm()
         if writer is not None:
             try:
                 writer.close()
@@ -339,6 +376,25 @@ def referee_command(
             typer.echo(f"\nwrote {out}")
     if write_failed is not None:  # the round is scored above; the video asked for is not whole
         raise typer.Exit(2)
+    if interrupted:  # the result printed is of the part seen: a script must not take it for the round's
+        raise typer.Exit(130)
+
+
+def _sigterm_as_interrupt() -> Any:
+    """Until the function returned is called, SIGTERM stops the run as Ctrl-C does
+    (KeyboardInterrupt): the round is scored as far as it was seen and ``--out`` is closed
+    playable, instead of the process dying with a video file that no player opens (no index
+    written). The function returned puts the previous handler back."""
+    import signal
+    import threading
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _close_quietly(writer: Any) -> None:

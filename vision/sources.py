@@ -63,7 +63,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "source_path", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "source_kind", "source_path", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -632,6 +632,16 @@ def check_source(spec: int | str | Path | None) -> None:
         SourceError: no source given, an unknown URL scheme, or no such file or folder.
     """
     _source_kind(spec)
+
+
+def source_kind(spec: int | str | Path | None) -> str:
+    """What a ``--source`` spec names, without opening it: ``"live"`` (a webcam index or a stream
+    URL), ``"images"`` (a folder of images or one image file) or ``"video"``.
+
+    Raises:
+        SourceError: as :func:`check_source`.
+    """
+    return _source_kind(spec)[0]
 
 
 def source_path(spec: int | str | Path | None) -> Path | None:
