@@ -336,6 +336,12 @@ def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
         r = runner.invoke(_app(), ["calibrate", "--source", str(sheet), "--out", str(tmp_path / "u.json"),
                                    "--players", names])
         assert r.exit_code == 2 and said in r.output, (names, r.output)
+    video = tmp_path / "v.mp4"  # --fps times a folder of images; on a video it was ignored, silently
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 30, (64, 48))
+    w.write(np.zeros((48, 64, 3), np.uint8))
+    w.release()
+    r = runner.invoke(_app(), ["calibrate", "--source", str(video), "--out", str(tmp_path / "u.json"), "--fps", "5"])
+    assert r.exit_code == 2 and "--fps 5: only a folder of images" in r.output, r.output
 
 
 def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):
