@@ -342,6 +342,12 @@ def test_cli_prints_markers_and_reports_errors_with_status_2(tmp_path):
     w.release()
     r = runner.invoke(_app(), ["calibrate", "--source", str(video), "--out", str(tmp_path / "u.json"), "--fps", "5"])
     assert r.exit_code == 2 and "--fps 5: only a folder of images" in r.output, r.output
+    folder = tmp_path / "frames"  # a failure on a folder says the rate it was timed at
+    folder.mkdir()
+    for i in range(20):
+        cv2.imwrite(str(folder / f"{i:02d}.png"), np.full((90, 160, 3), (40, 90, 30), np.uint8))
+    r = runner.invoke(_app(), ["calibrate", "--source", str(folder), "--out", str(tmp_path / "u.json")])
+    assert r.exit_code == 2 and "a folder of images taken as 30 frames a second: give --fps" in r.output, r.output
 
 
 def test_cli_writes_a_valid_table_file_from_markers(tmp_path, monkeypatch):

@@ -423,6 +423,7 @@ def test_a_folder_of_images_is_timed_by_fps(tmp_path):
               "--call", "red@5.5", "--json")
     assert r.returncode == 0, r.stderr
     assert "after the end of the source" not in r.stderr and "taken as 30 frames" not in r.stderr
+    assert "3.3 looks a second" in r.stderr and "give --stride 1" in r.stderr  # (made for about 10)
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     ad = [x["t"] for x in lines if x["type"] == "play" and x["card"] == "AD"]
     assert ad and abs(ad[0] - 1.77) < 0.35, ad
@@ -508,3 +509,37 @@ def test_the_overlay_video_keeps_a_rate_that_is_not_whole(tmp_path):
         w.close()
         with av.open(str(path)) as c:
             assert str(c.streams.video[0].average_rate) == rate
+
+
+def test_a_table_file_naming_a_player_not_at_this_table_is_warned_of(clip, tmp_path):
+    """A table file of another table (here the sample's with a fourth player, yellow, whose zone
+    shows the bare table): the plays were given to yellow at full confidence, with no word that
+    the table file did not fit. Now a warning once the deal's looks are in."""
+    data = json.loads((SAMPLE / "table.json").read_text())
+    data["players"].append({"name": "yellow", "back": "#d4a017"})
+    data["zones"]["yellow"] = [[340, 20], [800, 20], [800, 200], [340, 200]]
+    table = tmp_path / "other.json"
+    table.write_text(json.dumps(data))
+    r = nertz("referee", "--source", str(clip), "--table", str(table), "--json")
+    assert r.returncode == 0, r.stderr
+    assert f"warning: no face-up card in the zone of yellow of {table} in the first seconds" in r.stderr
+    assert "red" not in r.stderr.split("zone of ")[1].split(" of ")[0]
+
+
+def test_a_player_without_a_zone_is_warned_of(tmp_path):
+    """A hand-edited table file that leaves a player's zone out (zones are optional in the
+    contract): that player's cards were given to the others, silently."""
+    data = json.loads((SAMPLE / "table.json").read_text())
+    del data["zones"]["green"]
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps(data))
+    image = tmp_path / "still.png"
+    cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+    ok, frame = cap.read()
+    cap.release()
+    assert ok
+    cv2.imwrite(str(image), frame)
+    r = nertz("referee", "--source", str(image), "--table", str(table), "--json")
+    assert r.returncode == 0, r.stderr
+    assert f"warning: {table} gives no zone to green:" in r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["type"] == "result"

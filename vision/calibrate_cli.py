@@ -194,8 +194,10 @@ def calibrate_command(
         data.setdefault("calibration", {}).update({"source": str(source), "t": round(still.t, 3)})
     except (NertzError, CalibrationError) as e:
         if len(tried) > 1 and e is first_error:
-            fail(f"{e} (tried the stills at {', '.join(f'{t:g}' for t in tried)} s; give --frame SECONDS "
-                 "for one where no hand covers a layout)")
+            folder = fps is None and source_kind(source) == "images"  # (images 0, 15, 30, ... of it)
+            fail(f"{e} (tried the stills at {', '.join(f'{t:g}' for t in tried)} s"
+                 + (", a folder of images taken as 30 frames a second: give --fps for its rate" if folder else "")
+                 + "; give --frame SECONDS for one where no hand covers a layout)")
         fail(str(e))
     result = table.to_dict()
     result["calibration"] = data["calibration"]

@@ -232,6 +232,10 @@ class NertzPileWatch:
         self.piles: dict[str, _Pile] = {}
         """``{player: pile}`` once located: ``place`` ``(2,)`` pixels, ``width`` pixels, ``readings``."""
         self._located = False
+        self.empty_zones: list[str] | None = None
+        """Once the piles are located: the players in whose zone the deal's looks showed no
+        face-up card at all (a dealt row shows five): a table file of another table, or a
+        player the table file names who is not at this one."""
         self._last_t: float | None = None  # the last look read before the call, seconds
         self._call_t: float | None = None  # the first call, seconds
         self._moves: dict[str, list[tuple[float, str, int]]] = {}  # player -> (t, card, +1 play / -1 take-back)
@@ -284,6 +288,7 @@ class NertzPileWatch:
 
     def _locate(self) -> None:
         self._located = True
+        self.empty_zones = []
         looks, self._deal_looks = self._deal_looks, []
         deal = [lk for lk in looks if lk.t <= self._t0 + self.settings.locate_s]
         for player, zone in self.table.zones.items():
@@ -291,6 +296,8 @@ class NertzPileWatch:
             seen = [(c, w) for lk in deal for f in lk.faces if f.whole
                     for c, _, w in [quad_pose(f.quad)] if cv2.pointPolygonTest(poly, (float(c[0]), float(c[1])), False) >= 0]
             left = player_left(self.table, player)
+            if not seen:
+                self.empty_zones.append(player)
             if not seen or left is None:
                 continue  # no dealt row seen: this player's pile is not followed
             centres = np.array([c for c, _ in seen])

@@ -151,6 +151,8 @@ def referee_command(
     The Nertz cards left that --nertz-left does not give are counted from the video, two ways: the changes of each player's Nertz pile top card from the deal to 0.3 s after the call (the video must start at the deal; the pile is the one at the player's left end of the dealt row), which is scored, and each player's face-down spread in their own zone in the 6 s from 2 s after the call, its check (on 54 rendered rounds, 9324-9360 and 9390-9406, 183 of 190 pile counts exact; on 20 of them, 9324-9343, 44 of 70 spread counts). Where the two differ a review line says so. A player whose pile was not followed gets the spread's count; with neither (no deal seen and no spread), 0, with a no_count ruling.
 
     With --audit PHOTO the round is scored by the back count of that photo, as the rules define ownership: the face-down cards of each back in the shared area are the foundation counts, those in each player's own zone the Nertz cards left (unless --nertz-left gives them; not the caller's: a valid call means an empty Nertz pile). The live counts are printed beside them, with the plays that may have gone to the wrong owner. The photo is counted first: one that cannot be counted is refused at once (exit status 2).
+
+    Ctrl-C (or SIGTERM) stops a run: the round is scored as far as it was seen (a --call later than that is not applied) and --out is closed playable; the exit status is 130 for a file or folder (the result is of a part of it), 0 for a camera or stream.
     """
     from .pipeline import REVIEW_BELOW, RefereePipeline
 
@@ -210,6 +212,12 @@ def referee_command(
         if tbl.shared_area is None or not tbl.zones:
             fail(f"{table}: the table file needs a shared_area and the players' zones (image pixels): "
                  "make one with nertz calibrate")
+        zoneless = [n for n in tbl.names if n not in tbl.zones]
+        if zoneless:  # (the plays of their cards went to the zoned players, at no word of why)
+            whose = f"{zoneless[0]}'s" if len(zoneless) == 1 else "their"
+            typer.echo(f"warning: {table} gives no zone to {', '.join(zoneless)}: the camera cannot see cards leave "
+                       f"{whose} layout (plays may be given to others) nor count {whose} Nertz cards left; "
+                       "nertz calibrate writes every player's zone", err=True)
         counts: dict[str, int] = {}
         for item in nertz_left or []:
             name, sep, text = item.partition("=")
@@ -257,6 +265,14 @@ def referee_command(
             fail(f"{table}: {misfit}")
         if note and (not as_json or source is not None):  # (a folder's frame rate is said with --json too)
             typer.echo(note, err=True)
+        looks_per_s = (src.fps or 30.0) / stride
+        if looks_per_s < 5.0:  # the tracker's confirmations and windows are made for 10 looks a second
+            better = max(1, math.floor((src.fps or 30.0) / 10.0))
+            typer.echo(f"warning: {src.fps or 30.0:g} frame{'' if (src.fps or 30.0) == 1 else 's'} a second at --stride {stride}: {looks_per_s:.2g} looks a "
+                       "second, where the referee is made for about 10 (30 fps, --stride 3); quick plays and "
+                       "collisions may be missed"
+                       + (f": give --stride {better}" if better < stride else ": give a source of 15 frames a second "
+                          "or more"), err=True)
         duration = src.frame_count / src.fps if src.frame_count and src.fps and not src.live else None
         if duration is not None:  # a file: known before it is read
             _warn_late_calls(calls, duration)
@@ -299,8 +315,12 @@ def referee_command(
             task = bar.add_task("refereeing", total=src.frame_count)
             from .annotate import draw_overlay
 
+            zones_checked = False
             for frame in src:
                 pipe.step(frame.index, frame.t, frame.image)
+                if not zones_checked and pipe.nertz_piles.empty_zones is not None:
+                    zones_checked = True
+                    _warn_empty_zones(pipe.nertz_piles.empty_zones, tbl, table, console)
                 if writer is not None or show:
                     shown = draw_overlay(frame.image, tbl, pipe.tracker, pipe.last_look, messages, frame.t,
                                          pipe.nertz_piles.snapshot())
@@ -312,6 +332,7 @@ def referee_command(
                             typer.echo(f"error: {write_failed}; the round is refereed on without it", err=True)
                             writer = _close_quietly(writer)
                     if show and _show(shown, pipe, tbl.names, frame.t):
+                        _stop_here(pipe, "stopped (q)")
                         break
                 bar.advance(task)
         seen_all = True
@@ -327,11 +348,7 @@ def referee_command(
             typer.echo("stopped: the spreads are not counted (the check of the Nertz cards left; the counts are "
                        "the piles' top cards')", err=True)
         else:
-            unreached = pipe.calls  # a --call after what was seen did not happen yet, as far as the
-            pipe.calls = []         # camera knows: it must not end the round (with the counts of then)
-            typer.echo(f"stopped at {pipe.stats.media_s:.1f} s of media: the round is scored as far as it was seen"
-                       + (f"; not reached, so not applied: --call {', '.join(f'{n}@{tc:g}' for n, tc in unreached)}"
-                          if unreached else ""), err=True)
+            _stop_here(pipe, "stopped")
         try:
             if seen_all:
                 pipe.skip_spreads()
@@ -376,8 +393,18 @@ def referee_command(
             typer.echo(f"\nwrote {out}")
     if write_failed is not None:  # the round is scored above; the video asked for is not whole
         raise typer.Exit(2)
-    if interrupted:  # the result printed is of the part seen: a script must not take it for the round's
-        raise typer.Exit(130)
+    if interrupted and not src.live:  # the result is of a part of the file: a script must not take it for the
+        raise typer.Exit(130)         # round's (a camera has no end: Ctrl-C is how its run ends)
+
+
+def _stop_here(pipe: Any, what: str) -> None:
+    """The run stops before its source's end (Ctrl-C, SIGTERM, --show's q): say so, and drop the
+    calls of --call later than the media seen: they did not happen yet, as far as the camera
+    knows, and must not end the round (with the Nertz counts of the moment of the stop)."""
+    unreached, pipe.calls = pipe.calls, []
+    typer.echo(f"{what} at {pipe.stats.media_s:.1f} s of media: the round is scored as far as it was seen"
+               + (f"; not reached, so not applied: --call {', '.join(f'{n}@{tc:g}' for n, tc in unreached)}"
+                  if unreached else ""), err=True)
 
 
 def _sigterm_as_interrupt() -> Any:
@@ -434,6 +461,24 @@ def _audited(pipe: Any, tbl: Any, res: Any, given: dict[str, int], as_json: bool
     if as_json:
         sys.stdout.write(json.dumps(res.json_line(), ensure_ascii=False) + "\n")
     return reconcile(pipe.round, res.counts)
+
+
+def _warn_empty_zones(empty: list[str], tbl: Any, table: Path, console: Any = None) -> None:
+    """Warn once the deal's looks are in when they showed no face-up card in some players' zones
+    (a dealt row shows five): the plays are otherwise given to players who may not be at this
+    table, at full confidence (a table file of a 4-player round on a 3-player video: 'yellow'
+    played a card in 13). ``console``: the progress bar's, to print above the bar."""
+    if not empty:
+        return
+    every = len(empty) == len(tbl.names)
+    line = (f"warning: no face-up card in {'any zone' if every else 'the zone of ' + ', '.join(empty)} of {table} "
+            f"in the first seconds (a dealt row shows five): is it this table's file, with these players "
+            f"({', '.join(tbl.names)})? nertz calibrate makes one for this camera; the Nertz cards left of "
+            f"{'every player' if every else ', '.join(empty)} cannot be followed (the source should start at the deal)")
+    if console is not None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    else:
+        typer.echo(line, err=True)
 
 
 def _warn_late_calls(calls: Any, media_s: float) -> None:
