@@ -190,8 +190,9 @@ def referee_command(
 
             folder = source is not None and source_kind(spec) == "images"
             if fps is not None and not folder:
-                fail(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; "
-                     f"{'a video file or camera' if source is not None else 'the sample round'} gives its own frame rate")
+                what = "a video file or camera" if source is not None else "the sample round"
+                fail(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; {what} gives its own "
+                     "frame rate")
             if folder and fps is None:
                 note = (f"{source}: a folder of images, taken as 30 frames a second (image i at i / 30 s); "
                         "give --fps for another rate")
@@ -265,14 +266,15 @@ def referee_command(
             fail(f"{table}: {misfit}")
         if note and (not as_json or source is not None):  # (a folder's frame rate is said with --json too)
             typer.echo(note, err=True)
-        looks_per_s = (src.fps or 30.0) / stride
+        rate = src.fps or 30.0
+        looks_per_s = rate / stride
         if looks_per_s < 5.0:  # the tracker's confirmations and windows are made for 10 looks a second
-            better = max(1, math.floor((src.fps or 30.0) / 10.0))
-            typer.echo(f"warning: {src.fps or 30.0:g} frame{'' if (src.fps or 30.0) == 1 else 's'} a second at --stride {stride}: {looks_per_s:.2g} looks a "
-                       "second, where the referee is made for about 10 (30 fps, --stride 3); quick plays and "
-                       "collisions may be missed"
-                       + (f": give --stride {better}" if better < stride else ": give a source of 15 frames a second "
-                          "or more"), err=True)
+            better = max(1, math.floor(rate / 10.0))
+            typer.echo(f"warning: {rate:g} frame{'' if rate == 1 else 's'} a second at --stride {stride}: "
+                       f"{looks_per_s:.2g} looks a second, where the referee is made for about 10 (30 fps, "
+                       "--stride 3); quick plays and collisions may be missed"
+                       + (f": give --stride {better}" if better < stride
+                          else ": give a source of 15 frames a second or more"), err=True)
         duration = src.frame_count / src.fps if src.frame_count and src.fps and not src.live else None
         if duration is not None:  # a file: known before it is read
             _warn_late_calls(calls, duration)
