@@ -48,7 +48,15 @@ def calibrate_command(
     print_markers: Annotated[Optional[Path], typer.Option("--print-markers", help="write the printable ArUco marker sheet (PNG) and stop")] = None,
     force: Annotated[bool, typer.Option("--force", help="overwrite --out if it exists")] = False,
 ) -> None:
-    """Calibrate the table: shared area, players' zones and back colours -> table file."""
+    """Calibrate the table: shared area, players' zones and back colours -> table file.
+
+    From one still of the source (deal the round first: every layout face up, each stock face down
+    beside it): the shared area from ArUco markers on its corners (--print-markers prints them)
+    or from the space between the dealt layouts, each player's zone around their layout, each
+    back colour from their face-down cards; or by clicking them (--manual). It prints each seat
+    with its colour (names go clockwise from the bottom of the image): check them, and --preview's
+    drawing, before nertz referee or nertz serve uses the file.
+    """
     import cv2
 
     from .calibrate import (CORNER_IDS, CalibrationError, TooManyLayouts, calibrate_layouts, calibrate_markers,
