@@ -679,3 +679,25 @@ def test_a_calibration_without_a_camera_says_who_uses_it(tmp_path: Path) -> None
     r = _client(tmp_path).put("/api/table/calibration", json={"zones": ZONE})
     assert r.status_code == 200, r.text
     assert r.json()["camera_from_round"] is None and "back count of a photo" in r.json()["message"]
+
+
+def test_a_count_or_round_end_posted_without_t_is_stamped_now(tmp_path: Path) -> None:
+    # untimed, they were ruled after every timed event: a round ended from the API went on
+    # taking plays, and a count of 0 typed after one of 2 left the 2 standing at the call
+    with _client(tmp_path) as c:
+        _post(c, {"type": "nertz_left", "player": "red", "count": 2})
+        time.sleep(0.01)
+        _post(c, {"type": "nertz_left", "player": "red", "count": 0})
+        time.sleep(0.01)
+        assert c.post("/api/round/call", json={"player": "red"}).status_code == 200
+        body = c.get("/api/round").json()
+        assert body["ended"] == "call" and body["caller"] == "red", body["rulings"]
+        assert c.post("/api/round/next").status_code == 200
+        _, end = _post(c, play(0.0, "blue", "AS", 1), {"type": "round_end"})
+        assert isinstance(end["detail"]["event"]["t"], float)
+        time.sleep(0.01)
+        _post(c, {"type": "play", "player": "blue", "card": "2S", "pile": 1})
+        body = c.get("/api/round").json()
+    assert body["ended"] == "stuck"
+    assert [(r["kind"], r.get("card"), r.get("reason")) for r in body["rulings"][:3]] == [
+        ("accepted", "AS", None), ("round_end", None, "stuck"), ("rejected", "2S", "late")]

@@ -61,6 +61,8 @@ CORRECTION_ACTIONS = ("confirm", "change_owner", "replace", "reject")
 AUDIT_SOURCES = ("json", "photo")
 """Where a recorded back count came from: posted counts, or a photo counted by the service."""
 _REPLACEABLE = {"player", "card", "pile", "t", "count", "as"}
+_TIMED_BY_PEOPLE = ("play", "call", "take_back", "nertz_left", "round_end", "stuck")
+"""The event types that a person's event without ``t`` gets the round clock on (now)."""
 
 
 class Conflict(NertzError):
@@ -406,7 +408,11 @@ class LiveReferee:
     def push_event(self, event: dict[str, Any], origin: str = "api", index: int | None = None) -> dict[str, Any]:
         """Add one contract event to the current round: validated, stored, ruled, broadcast.
 
-        A missing ``t`` (where the contract requires one) is filled with the round clock.
+        A missing ``t`` is filled with the round clock: on a play, call or take-back, and on
+        a Nertz count, a round end or everyone stuck reported by a person (not by the source,
+        whose log is replayed as ``nertz score`` rules it). An untimed count or round end is
+        ruled after every timed event, so a round ended through the API went on taking plays, and
+        a count of 0 typed after one of 2 left the 2 standing at the caller's call.
 
         Returns:
             ``{"seq": ..., "event": the stored event}``.
@@ -421,7 +427,8 @@ class LiveReferee:
             if rd.closed:
                 raise Conflict("the match is over: start a new match")
             ev = dict(event)
-            if ev.get("t") is None and ev.get("type") in ("play", "call", "take_back"):
+            timed = ("play", "call", "take_back") if origin.startswith("source:") else _TIMED_BY_PEOPLE
+            if ev.get("t") is None and ev.get("type") in timed:
                 ev["t"] = round(self.clock(), 3)
             parsed = parse_event(ev)
             if isinstance(parsed, (RulingLine, ResultLine)):
