@@ -381,3 +381,21 @@ def test_sigterm_closes_the_store_into_the_main_file(tmp_path: Path) -> None:
     assert ("round_close", 1) in kinds and ("round_start", 2) in kinds
     # the play of round 2, written after the round-close checkpoint, is in the main file too
     assert any(k == "event" and r == 2 and '"AH"' in d for k, r, d in entries)
+
+
+def test_ctrl_c_stops_the_server_while_the_camera_view_streams(tmp_path: Path) -> None:
+    # uvicorn waits for every response to end before it stops: with the page's camera tab
+    # open (an endless MJPEG stream) Ctrl-C hung, silently, until the page was closed
+    table, log = _two_player_files(tmp_path)
+    proc, base = _start(tmp_path / "s.sqlite3", log, table)
+    try:
+        stream = urllib.request.urlopen(base + "/api/video/stream.mjpg?fps=0.01", timeout=30)
+        assert stream.read(20).startswith(b"--nertzframe")
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=10)
+        stream.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in out

@@ -227,6 +227,7 @@ def serve(
         ws_max_size=64 * 1024,
     )
     server = uvicorn.Server(config)
+    app.state.server = server  # the camera view's streams end when it shuts down
     sigterm = _SigtermGuard()
     try:
         server.run(sockets=[sock])
