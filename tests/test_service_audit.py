@@ -165,6 +165,30 @@ def test_a_correction_after_the_count_moves_the_live_figures_not_the_score(tmp_p
         ("red", 4, 4, 4), ("blue", 0, 0, -8), ("green", 1, 1, -3)]
 
 
+def test_a_change_the_count_no_longer_fits_is_refused_and_stores_nothing(tmp_path: Path) -> None:
+    # the count gives blue 4 Nertz cards left; a correction making blue the valid caller (or a
+    # call reported after a round ended stuck) was stored, and then every GET /api/round was
+    # a 422 and the store was refused at start-up
+    live = _live(tmp_path / "r.db")
+    c = _client(live)
+    _post(c, *ROUND)
+    assert c.post("/api/round/audit", json=COUNT).status_code == 200
+    before, kinds = _state(live), _kinds(live)
+    call = next(e["seq"] for e in c.get("/api/round").json()["events"] if e["event"]["type"] == "call")
+    r = c.post(f"/api/round/events/{call}/correct", json={"action": "change_owner", "player": "blue"})
+    assert r.status_code == 409 and "back count" in r.json()["detail"], r.text
+    assert c.get("/api/round").status_code == 200 and _state(live) == before and _kinds(live) == kinds
+    assert c.post("/api/round/next").status_code == 200
+    _post(c, play(1.0, "red", "AH", 1), {"type": "round_end", "t": 5.0, "reason": "ended"})
+    assert c.post("/api/round/audit", json=COUNT).status_code == 200
+    before, kinds = _state(live), _kinds(live)
+    r = c.post("/api/events", json={"type": "call", "t": 4.0, "player": "blue"})
+    assert r.status_code == 409, r.text
+    assert _state(live) == before and _kinds(live) == kinds
+    live.store.close()
+    assert _state(LiveReferee(EventStore(tmp_path / "r.db"))) == before
+
+
 def test_the_count_is_for_an_ended_round_that_is_not_closed(tmp_path: Path) -> None:
     live = _live(tmp_path / "r.db", target=3)
     c = _client(live)

@@ -420,7 +420,8 @@ class LiveReferee:
         Raises:
             EventError: the event does not validate or does not replay (unknown player,
                 a take-back of a card never played, an unknown review id, ...).
-            Conflict: the round is closed (the match is over).
+            Conflict: the round is closed (the match is over), or its back count would no
+                longer fit (:meth:`_check_count_fits`).
         """
         with self._lock:
             rd = self.current
@@ -437,6 +438,7 @@ class LiveReferee:
             if ev.get("type") == "resolve" and ev.get("id") not in self.round.result.reviews:
                 raise EventError(f"no open review item {ev.get('id')!r} in this round")
             game = self._build(rd, [ev])
+            self._check_count_fits(rd, game)
             jpeg = None
             if ev.get("type") == "play" and ev.get("confidence", 1.0) < self.review_below and self.source is not None:
                 jpeg = self.source.frame()
@@ -467,7 +469,8 @@ class LiveReferee:
         Raises:
             NotFound: no such event in the current round.
             EventError: the corrected round does not validate.
-            Conflict: the round is closed.
+            Conflict: the round is closed, or its back count would no longer fit
+                (:meth:`_check_count_fits`).
         """
         fields = dict(fields or {})
         with self._lock:
@@ -497,12 +500,31 @@ class LiveReferee:
             if effective is not None:
                 parse_event(effective)  # a field of the wrong form is an EventError
             game = self._build(trial)
+            self._check_count_fits(trial, game)
             self.store.append("correction", corr, match=self.match_no, round=rd.number, origin=origin)
             rd.corrections.setdefault(target, []).append(corr)
             self._round = game
             self._emit({"type": "correction", **corr})
             self._announce_changes()
             return corr
+
+    def _check_count_fits(self, rd: RoundData, game: Round) -> None:
+        """Refuse a change of round ``rd`` (``game``: the round as it would be) that its back
+        count no longer fits: a Nertz count it gives the player whose valid call would now end
+        the round (a call corrected to another caller, a call reported late). Stored, such a
+        change made every ``GET /api/round`` a 422 and the store refused at start-up.
+
+        Raises:
+            Conflict: the latest back count does not reconcile with ``game``.
+        """
+        a = rd.audit
+        if a is None:
+            return
+        try:
+            reconcile(game, a.data["counts"], a.data.get("nertz_left"))
+        except ValueError as exc:
+            raise Conflict(f"refused: the round's back count (entry {a.seq}) would no longer fit ({exc}); record "
+                           "a back count that fits first (without that Nertz count)") from None
 
     def resolve_review(self, item_id: str, action: str, *, player: str | None = None, as_: str | None = None) -> dict[str, Any]:
         """Answer a review item.
