@@ -436,6 +436,19 @@ def test_correct_a_play_and_refuse_a_correction_that_does_not_replay(tmp_path: P
         assert c.post("/api/round/events/999/correct", json={"action": "reject"}).status_code == 404
 
 
+def test_change_owner_of_an_event_with_no_player_is_refused(tmp_path: Path) -> None:
+    # a tie's answer names a winner, not a player: change_owner was stored (200) and changed
+    # nothing, the tie's winner stayed as answered
+    with _client(tmp_path, tie="strict") as c:
+        _post(c, play(1.0, "red", "AS", 1), play(2.0, "red", "2S", 1), play(2.01, "blue", "2S", 1))
+        assert c.post("/api/review/tie:1:2S", json={"action": "resolve", "player": "blue"}).status_code == 200
+        events = c.get("/api/round").json()["events"]
+        seq = next(e["seq"] for e in events if e["event"]["type"] == "resolve")
+        r = c.post(f"/api/round/events/{seq}/correct", json={"action": "change_owner", "player": "red"})
+        assert r.status_code == 422 and "no player" in r.json()["detail"], r.text
+        assert c.get("/api/round").json()["events"] == events  # nothing stored
+
+
 def test_confirm_after_reject_restores_the_play_as_logged(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         posted = _post(c, play(1.0, "red", "AS", 1), play(2.0, "blue", "2S", 1))

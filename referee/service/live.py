@@ -484,6 +484,9 @@ class LiveReferee:
                 raise EventError(f"unknown correction {action!r} (one of: {', '.join(CORRECTION_ACTIONS)})")
             if action == "change_owner" and set(fields) != {"player"}:
                 raise EventError("change_owner needs exactly one field: player")
+            if action == "change_owner" and "player" not in se.event:
+                # the player would be ignored (stored, ruled as before): say so instead
+                raise EventError(f"a {se.event.get('type')} event has no player to change")
             if action == "replace":
                 if not fields:
                     raise EventError("replace needs at least one field to change")
