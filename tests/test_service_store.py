@@ -399,3 +399,15 @@ def test_ctrl_c_stops_the_server_while_the_camera_view_streams(tmp_path: Path) -
             proc.kill()
             proc.wait()
     assert "Traceback" not in out
+
+
+def test_a_refused_db_leaves_no_lock_file_beside_it(tmp_path: Path) -> None:
+    # `--db README.md` (or a folder) was refused, but README.md.lock stayed beside it
+    other = tmp_path / "notes.txt"
+    other.write_text("not a store\n")
+    for db in (other, tmp_path):
+        r = subprocess.run([str(NERTZ), "serve", "--port", "0", "--db", str(db)], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert not Path(f"{db}.lock").exists()
+    assert other.read_text() == "not a store\n"

@@ -158,8 +158,18 @@ def serve(
             db.parent.mkdir(parents=True, exist_ok=True)
         elif not db.parent.is_dir():
             fail(f"--db {db}: no folder {db.parent} to keep the store in (make it first, or give another path)")
+        lock_path = Path(f"{db}.lock")
+        lock_is_new = not lock_path.exists()
         db_lock = _lock_store(db)  # held while the server runs
-        store = EventStore(db)
+        try:
+            store = EventStore(db)
+        except BaseException:
+            # a refused --db (a folder, another program's file) keeps no lock file beside it
+            if db_lock is not None:
+                db_lock.close()
+            if lock_is_new:
+                lock_path.unlink(missing_ok=True)
+            raise
     except NertzError as exc:
         fail(str(exc))
     except OSError as exc:
