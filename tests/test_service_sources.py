@@ -177,3 +177,38 @@ def test_source_events_that_do_not_apply_are_printed_kept_and_shown(tmp_path, ca
     errors = [m for m in msgs if m["type"] == "source_error"]
     assert len(errors) == n and all("unknown player" in m["message"] for m in errors)
     assert errors[-1]["count"] == n
+
+
+def test_a_logs_answer_ahead_of_its_question_is_replayed_as_score_reads_it(tmp_path):
+    """A resolve line before the tie it answers (answers hold for the whole round in `nertz
+    score`) was a source error in the service: the tie stayed open, scored otherwise."""
+    import json
+    import time
+
+    from nertz.referee.files import read_event_log, read_table
+    from nertz.referee.round import Round
+    from nertz.referee.service.live import LiveReferee
+    from nertz.referee.store import EventStore
+
+    table = tmp_path / "table.json"
+    table.write_text(json.dumps({"players": [{"name": "red", "back": "#b3261e"}, {"name": "blue", "back": "#1e4bb3"}],
+                                 "rules": {"tie": "strict"}}))
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(json.dumps(e) for e in (
+        {"type": "resolve", "id": "tie:1:2S", "winner": "blue"},
+        {"t": 0.5, "type": "play", "player": "red", "card": "AS", "pile": 1},
+        {"t": 1.0, "type": "play", "player": "red", "card": "2S", "pile": 1},
+        {"t": 1.01, "type": "play", "player": "blue", "card": "2S", "pile": 1},
+        {"t": 2.0, "type": "call", "player": "red"})) + "\n")
+    tbl = read_table(table)
+    scored = Round(tbl, [ev for _, ev in read_event_log(log)]).result.to_json()
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), tbl, LogReplaySource(log, speed=1000))
+    live.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not live.source_ended and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        live.stop()
+    assert live.source_errors == []
+    assert live.scored_result() == scored and scored["players"]["blue"]["foundation"] == 1

@@ -435,7 +435,11 @@ class LiveReferee:
             if isinstance(parsed, (RulingLine, ResultLine)):
                 raise EventError("ruling, review and result lines are the referee's output, not events")
             ev = parsed.to_json()
-            if ev.get("type") == "resolve" and ev.get("id") not in self.round.result.reviews:
+            # a person answers an open question (a mistyped id is a 422); a source's log may
+            # answer ahead of its question, as `nertz score` reads it (answers hold for the
+            # whole round): refused, the log's tie stayed open and was scored otherwise
+            if (ev.get("type") == "resolve" and not origin.startswith("source:")
+                    and ev.get("id") not in self.round.result.reviews):
                 raise EventError(f"no open review item {ev.get('id')!r} in this round")
             game = self._build(rd, [ev])
             self._check_count_fits(rd, game)
