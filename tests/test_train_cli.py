@@ -120,3 +120,16 @@ def test_a_data_file_is_called_a_file_not_a_missing_folder(no_render, monkeypatc
     r = _run("classifier", "--data", str(tmp_path / "t.json"))
     assert r.exit_code == 2 and "a file, not a folder" in r.output
     assert no_render == []
+
+
+@pytest.mark.parametrize("args, stub", [(["audit", "--images", "6"], "write_audit_dataset"),
+                                        (["detector", "--obb", "--images", "12"], "write_dataset")])
+def test_the_default_weights_are_the_shipped_ones_from_any_folder(args, stub, no_render, monkeypatch, tmp_path):
+    """``--init``'s default (``models/cards_obb.pt``, ``models/cards_det.pt`` with ``--obb``) is
+    the source tree's, as ``nertz detect`` finds its models: not a path in the current folder
+    (was "error: --init models/cards_obb.pt: no such file" outside the repository's root)."""
+    _extra(monkeypatch, installed=True)
+    monkeypatch.chdir(tmp_path)
+    r = _run(*args)
+    assert r.exit_code == 2 and f"stub {stub} reached" in r.output, r.output
+    assert no_render == [stub] and list(tmp_path.iterdir()) == []

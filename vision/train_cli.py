@@ -165,12 +165,13 @@ def detector(
 ) -> None:
     """Train the card detector (YOLO11n: face, back, hand) and export it to ONNX."""
     try:
-        from .train import RUNS, require_train_extra, train_detector
+        from .train import MODELS, RUNS, require_train_extra, train_detector
 
         name = name or ("cards_obb" if obb else "cards_det")
-        out = out or Path("models/cards_obb" if obb else "models/cards_det")
+        # the defaults are the source tree's models/ (where nertz detect finds them), wherever it is run from
+        out = out or MODELS / ("cards_obb" if obb else "cards_det")
         if obb and init is None and weights is None:
-            init = Path("models/cards_det.pt")
+            init = MODELS / "cards_det.pt"
         # every argument and the [train] extra first: the data set takes minutes to render
         check_imgsz(imgsz)
         check_device(device)
@@ -251,7 +252,7 @@ def classifier(
 ) -> None:
     """Train the card classifier (YOLO11n-cls, 52 cards + joker) and export it to ONNX."""
     try:
-        from .train import RUNS, export_onnx, merge_classify_sets, require_train_extra, train_classifier
+        from .train import MODELS, RUNS, export_onnx, merge_classify_sets, require_train_extra, train_classifier
 
         # every argument and the [train] extra first: the data set takes minutes to render
         if kind not in ("classify", "card", "strip"):
@@ -278,7 +279,7 @@ def classifier(
         card = kind == "card"
         default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
         name = name or default_name
-        out = out or Path("models") / default_name
+        out = out or MODELS / default_name
         if data is None and not resume:
             if kind == "strip":
                 extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
@@ -330,17 +331,22 @@ def audit_strips(
                                                    "(as in `nertz train detector --hours`)")] = None,
     resume: Annotated[bool, typer.Option(help="continue the interrupted run (runs/audit_train/<name>)")] = False,
     lr0: Annotated[float, typer.Option(help="initial learning rate (AdamW)")] = 0.001,
-    init: Annotated[Path, typer.Option(help="weights to fine-tune (same classes: face, back, hand)")] = Path("models/cards_obb.pt"),
+    init: Annotated[Optional[Path], typer.Option(help="weights to fine-tune (same classes: face, back, hand); "
+                                                      "default: models/cards_obb.pt")] = None,
     name: Annotated[str, typer.Option(help="run name under runs/audit_train/")] = "audit_strips",
-    out: Annotated[Path, typer.Option(help="where to ship the weights (stem)")] = Path("models/audit_strips"),
+    out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem); default: "
+                                                      "models/audit_strips")] = None,
     export: Annotated[bool, typer.Option(help="export the best weights to ONNX at --out (as in `nertz train "
                                                "detector --no-export`)")] = True,
 ) -> None:
     """Train the audit's strip detector (YOLO11n-obb fine-tuned from the card detector on audit
     scenes: the visible part of every spread card) and export it to ONNX."""
     try:
-        from .train import RUNS, require_train_extra, train_detector
+        from .train import MODELS, RUNS, require_train_extra, train_detector
 
+        # the defaults are the source tree's models/, wherever it is run from
+        init = init or MODELS / "cards_obb.pt"
+        out = out or MODELS / "audit_strips"
         # every argument and the [train] extra first: the data set takes minutes to render
         check_imgsz(imgsz)
         check_device(device)
