@@ -355,7 +355,7 @@ def real_obb(
     photos: Annotated[Path, typer.Option(help="Folder of real photos (edje_tf_cards/train; never an evaluation-only set).")],
     labels: Annotated[Path, typer.Option(help="Their boxes: {\"images\": [{\"image\", \"boxes\": [{xmin, ymin, xmax, ymax}]}]}.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
-    detector: Annotated[Path, typer.Option(help="Oriented-box detector (ONNX) whose quads turn the boxes.")] = Path("models/cards_obb.onnx"),
+    detector: Annotated[Optional[Path], typer.Option(help="Oriented-box detector (ONNX) whose quads turn the boxes. Default: the shipped models/cards_obb.onnx.")] = None,
     imgsz: Annotated[int, typer.Option(min=64, help="Longer side of the written photos, pixels (the detector's inference size for them).")] = 320,
     holdout_every: Annotated[int, typer.Option(min=2, help="Every n-th photo (by name) goes to val only.")] = 4,
     copies: Annotated[int, typer.Option(min=1, help="Times each training photo is written.")] = 4,
@@ -368,8 +368,9 @@ def real_obb(
     rendered cards are laid on the photos' free places, and with --words W printed words
     besides (unlabelled background). OUT must be a new or empty folder."""
     from nertz.datasets.real_export import write_voc_obb_set
-    from nertz.vision.detect import ImageError, ModelError
+    from nertz.vision.detect import OBB_ONNX, ImageError, ModelError
 
+    detector = detector or OBB_ONNX  # the source tree's models/, wherever this is run from
     for p in (photos, labels, detector):
         if not p.exists():
             _fail(f"{p}: not found")

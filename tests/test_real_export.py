@@ -109,3 +109,27 @@ def test_printed_words_are_unlabelled_and_keep_off_the_cards():
         assert np.abs(img[85:185, 125:195].astype(int) - photo[85:185, 125:195]).mean() < 5
         printed += int((np.abs(img.astype(int) - photo).sum(axis=2) > 60).mean() > 0.002)
     assert printed >= 3
+
+
+@pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
+def test_the_cli_default_detector_is_the_shipped_one_from_any_folder(tmp_path, monkeypatch):
+    """``nertz synth real-obb`` without ``--detector`` uses the source tree's
+    ``models/cards_obb.onnx`` wherever it is run (was "error: models/cards_obb.onnx: not
+    found" outside the repository's root)."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    img = np.full((240, 180, 3), 90, np.uint8)
+    cv2.rectangle(img, (50, 75), (110, 160), (255, 255, 255), -1)
+    (tmp_path / "photos").mkdir()
+    for name in ("a.jpg", "b.jpg"):
+        cv2.imwrite(str(tmp_path / "photos" / name), img)
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"images": [{"image": n, "boxes": [{"xmin": 50, "ymin": 75, "xmax": 110, "ymax": 160}]}
+                                             for n in ("a.jpg", "b.jpg")]}))
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["synth", "real-obb", "--photos", "photos", "--labels", "labels.json", "--out", "set",
+                                 "--imgsz", "160", "--holdout-every", "2", "--copies", "1"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.strip().splitlines()[-1])["boxes"] == 2
