@@ -72,6 +72,7 @@ def test_a_missing_train_extra_is_refused_before_rendering(command, no_render, m
         (["detector", "--device", "gpu"], "--device"),
         (["detector", "--weights", "nope.pt"], "--weights nope.pt: no such file"),
         (["detector", "--obb", "--init", "nope.pt"], "--init nope.pt: no such file"),
+        (["detector", "--init", "models/cards_det.pt"], "only with --obb"),  # was ignored, after rendering
         (["detector", "--data", "nope/data.yaml"], "--data nope/data.yaml: no such file"),
         (["classifier", "--data", "nope"], "--data nope: no such folder"),
         (["classifier", "--kind", "cards"], "--kind is 'classify', 'card' or 'strip'"),

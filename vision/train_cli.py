@@ -176,6 +176,9 @@ def detector(
         check_imgsz(imgsz)
         check_device(device)
         check_lr0(lr0)
+        if init is not None and not obb:  # it would be ignored: a run from scratch, after minutes of rendering
+            raise ValueError(f"--init {init}: only with --obb (the oriented-box detector's starting layers); "
+                             "to fine-tune the detector, give --weights")
         if not resume:
             if data is not None:
                 need_file(data, "--data", "the data.yaml of a detect set")
