@@ -451,3 +451,21 @@ def test_yolo_names_of_a_synth_dataset_come_from_its_data_yaml(tmp_path):
     (ds / "data.yaml").rename(tmp_path / "data.yaml")
     assert list(read_labels_any(ds / "images", lab, notes)[0]["class_id"]) == [1]
     assert "no classes.txt or data.yaml" in notes[0]
+
+
+def test_an_oriented_yolo_box_is_read_as_its_bounding_box(tmp_path):
+    """``nertz synth dataset --kind obb`` writes ``class x1 y1 .. x4 y4``: read as the quad's
+    bounding box (its first four numbers were taken for ``cx cy w h``: precision and recall 0),
+    and a line of another length is refused rather than read by its first numbers."""
+    photo(tmp_path / "img", "a.png")
+    y = tmp_path / "yolo"
+    y.mkdir()
+    (y / "classes.txt").write_text("KH\n")
+    (y / "a.txt").write_text("0 0.2 0.1 0.6 0.2 0.5 0.7 0.1 0.6\n")
+    h, w = cv2.imread(str(tmp_path / "img" / "a.png")).shape[:2]
+    item = read_labels_any(tmp_path / "img", y)[0]
+    np.testing.assert_allclose(item["boxes"], [[0.1 * w, 0.1 * h, 0.6 * w, 0.7 * h]])
+    assert item["cards"] == ["KH"]
+    (y / "a.txt").write_text("0 0.5 0.5 0.2 0.2 0.9\n")
+    with pytest.raises(NertzError, match=r"a.txt:1: not a YOLO label line .*: 6 fields"):
+        read_labels_any(tmp_path / "img", y)

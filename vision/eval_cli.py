@@ -9,7 +9,9 @@ Label formats (``--labels``):
   ``<size>`` is not the image's size but has its shape (e.g. labelled on a photo twice as
   large), its boxes are scaled to the image, with a warning naming the file; a ``<size>`` of
   another shape (a turned photo) skips the image, with a message;
-* a folder of **YOLO** ``.txt`` files (``class cx cy w h``, normalised), with the class names
+* a folder of **YOLO** ``.txt`` files (``class cx cy w h``, normalised, or an oriented box
+  ``class x1 y1 x2 y2 x3 y3 x4 y4`` as ``nertz synth dataset --kind obb`` writes it, matched by
+  its bounding box; a line of any other length is an error), with the class names
   in ``classes.txt`` (one a line) or ``data.yaml`` (``names: [KH, AC]``, a block of ``- KH``
   lines, or of ``0: KH`` lines, under ``names:``) in the folder or its parent, or, in
   ultralytics' layout (``DS/labels/val``), any folder up to the dataset root ``DS`` (the one
@@ -237,8 +239,14 @@ def read_labels_any(images: Path, labels: Path, warnings: list[str] | None = Non
                         k = int(parts[0])
                     except ValueError:
                         raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h)") from None
-                    if len(parts) < 5:
-                        raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h)")
+                    if len(parts) == 9:  # an oriented box (nertz synth dataset --kind obb): its bounding box
+                        xy = np.array(_numbers(parts[1:], ("x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4"),
+                                               f"{t}:{i}")).reshape(4, 2)
+                        (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
+                        parts = [parts[0], *map(str, ((x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0))]
+                    if len(parts) != 5:  # anything else is neither: its first numbers are no box
+                        raise NertzError(f"{t}:{i}: not a YOLO label line (class cx cy w h, or class x1 y1 .. x4 y4 "
+                                         f"for an oriented box): {len(parts)} fields")
                     cx, cy, bw, bh = _numbers(parts[1:5], ("cx", "cy", "w", "h"), f"{t}:{i}")
                     if bw <= 0 or bh <= 0:
                         raise NertzError(f"{t}:{i}: box width {bw:g} and height {bh:g} must both be above 0")
