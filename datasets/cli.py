@@ -168,6 +168,9 @@ def round_(
         size = parse_resolution(resolution)
     except ValueError as exc:
         _fail(str(exc))
+    for flag, value in (("--min-seconds", min_seconds), ("--max-seconds", max_seconds), ("--max-duration", max_duration)):
+        if value is not None and math.isnan(value):  # nan passes every comparison below: it would be ignored
+            _fail(f"{flag} must be a number of seconds, got nan")
     between = min_seconds is not None or max_seconds is not None
     lo = 0.0 if min_seconds is None else float(min_seconds)
     hi = math.inf if max_seconds is None else float(max_seconds)

@@ -146,6 +146,8 @@ def test_same_seed_same_round_and_frames_serial_or_parallel(tiny_round: Path, tm
     (["--resolution", "63x35"], "at least 64x36"),
     (["--codec", "divx"], "unknown codec"),
     (["--min-seconds", "90", "--max-seconds", "60"], "must be >= 0 and below"),
+    (["--min-seconds", "nan"], "--min-seconds must be a number of seconds, got nan"),  # was "speed must be positive"
+    (["--max-duration", "nan", "--resolution", "160x90"], "--max-duration must be a number"),  # was ignored
     (["--illegal-rate", "2"], "illegal-rate"),
     (["--design", "no-such-deck"], "unknown card design"),
 ])
