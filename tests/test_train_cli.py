@@ -134,3 +134,22 @@ def test_the_default_weights_are_the_shipped_ones_from_any_folder(args, stub, no
     r = _run(*args)
     assert r.exit_code == 2 and f"stub {stub} reached" in r.output, r.output
     assert no_render == [stub] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["detector", "audit"])
+def test_a_data_that_is_no_dataset_yaml_is_refused_before_training(command, no_render, monkeypatch, tmp_path):
+    """ultralytics refused these with a traceback (``RuntimeError: Dataset ... error``) after
+    building the model; a folder was called "no such file"."""
+    _extra(monkeypatch, installed=True)
+    (tmp_path / "set").mkdir()
+    (tmp_path / "set" / "data.yaml").write_text("train: images/train\nval: images/val\nnames: {0: face}\n")
+    (tmp_path / "table.json").write_text("{}")
+    (tmp_path / "empty.yaml").write_text("names: {0: face}\n")
+    for data, says in [("set", "a folder, not the data.yaml of a"), ("table.json", "not a YAML file"),
+                       ("empty.yaml", "no train and val in it")]:
+        r = _run(command, "--data", str(tmp_path / data))
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, r.output
+    assert f"give {tmp_path / 'set' / 'data.yaml'}" in _run(command, "--data", str(tmp_path / "set")).output
+    r = _run(command, "--data", str(tmp_path / "set" / "data.yaml"))
+    assert r.exit_code == 2 and "stub train_detector reached" in r.output, r.output
+    assert no_render == ["train_detector"]

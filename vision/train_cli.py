@@ -99,6 +99,31 @@ def need_file(path: Path, option: str, what: str) -> None:
         raise ValueError(f"{option} {path}: no such file ({what})")
 
 
+def need_data_yaml(path: Path, what: str) -> None:
+    """Refuse a ``--data`` of ``nertz train detector|audit`` that is not a dataset YAML with
+    ``train`` and ``val`` (ultralytics' own refusal comes as a traceback, after the model is
+    built).
+
+    Raises:
+        ValueError: ``path`` is a folder, is missing, or is not such a YAML file.
+    """
+    import yaml
+
+    p = Path(path)
+    if p.is_dir():
+        hint = f": give {p / 'data.yaml'}" if (p / "data.yaml").is_file() else ""
+        raise ValueError(f"--data {path}: a folder, not {what}{hint}")
+    need_file(p, "--data", what)
+    try:
+        if p.suffix.lower() not in (".yaml", ".yml"):
+            raise ValueError
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (ValueError, yaml.YAMLError, OSError):
+        raise ValueError(f"--data {path}: not a YAML file ({what})") from None
+    if not (isinstance(data, dict) and "train" in data and "val" in data):
+        raise ValueError(f"--data {path}: no train and val in it ({what}, as nertz synth dataset writes it)")
+
+
 def need_classify_folder(path: Path) -> None:
     """Refuse a ``--data`` of ``nertz train classifier`` that is not a classification folder.
 
@@ -181,7 +206,7 @@ def detector(
                              "to fine-tune the detector, give --weights")
         if not resume:
             if data is not None:
-                need_file(data, "--data", "the data.yaml of a detect set")
+                need_data_yaml(data, "the data.yaml of a detect set")
             if weights is not None:
                 need_file(weights, "--weights", "weights to fine-tune")
             if obb and init is not None:
@@ -356,7 +381,7 @@ def audit_strips(
         check_lr0(lr0)
         if not resume:
             if data is not None:
-                need_file(data, "--data", "the data.yaml of an audit strip set")
+                need_data_yaml(data, "the data.yaml of an audit strip set")
             need_file(init, "--init", "weights to fine-tune")
             scenes = -(-images // 6)  # write_audit_dataset's 6 crops a scene
             if data is None and seed + scenes > 10000:
