@@ -377,6 +377,11 @@ def real_obb(
     for p in (photos, labels, detector):
         if not p.exists():
             _fail(f"{p}: not found")
+    if not photos.is_dir():
+        _fail(f"--photos {photos}: a file, not the folder of the photos")
+    for flag, p in (("--labels", labels), ("--detector", detector)):
+        if p.is_dir():
+            _fail(f"{flag} {p}: a folder, not a file ({'the boxes, JSON' if flag == '--labels' else 'an ONNX model'})")
     try:
         stats = write_voc_obb_set(photos, labels, out, detector, imgsz=imgsz, holdout_every=holdout_every,
                                   copies=copies, paste=paste, seed=seed, words=words)

@@ -133,3 +133,21 @@ def test_the_cli_default_detector_is_the_shipped_one_from_any_folder(tmp_path, m
                                  "--imgsz", "160", "--holdout-every", "2", "--copies", "1"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout.strip().splitlines()[-1])["boxes"] == 2
+
+
+def test_the_cli_names_a_photos_file_or_a_labels_folder(tmp_path):
+    """``--photos`` a file and ``--labels`` a folder (the user's swap) are named as such (were
+    "[Errno 21] Is a directory" and "photo of labels.json/a.jpg not found"); nothing written."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "labels.json").write_text('{"images": [{"image": "a.jpg", "boxes": []}]}')
+    run = lambda photos, labels: CliRunner().invoke(app, ["synth", "real-obb", "--photos", str(tmp_path / photos),  # noqa: E731
+                                                          "--labels", str(tmp_path / labels), "--out", str(tmp_path / "set")])
+    r = run("photos", "photos")
+    assert r.exit_code == 2 and "--labels" in r.output and "a folder, not a file" in r.output, r.output
+    r = run("labels.json", "labels.json")
+    assert r.exit_code == 2 and "--photos" in r.output and "a file, not the folder" in r.output, r.output
+    assert not (tmp_path / "set").exists()
