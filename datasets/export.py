@@ -649,10 +649,14 @@ def _classify_job(index: int, seed: int, out: str, split: str, opts: dict, limit
 
 
 def _share(opts: dict, key: str) -> float:
-    """``opts[key]`` as a share in 0..1 (default 0). Raises ValueError outside that range."""
-    v = float(opts.get(key, 0.0))
+    """``opts[key]`` as a share in 0..1 (default 0). Raises ValueError outside that range or
+    for a value that is not a number (naming ``key``)."""
+    try:
+        v = float(opts.get(key, 0.0))
+    except (TypeError, ValueError):
+        raise ValueError(f"{key} is a share, 0..1; got {opts[key]!r}") from None
     if not 0.0 <= v <= 1.0:
-        raise ValueError(f"{key} is a share of the crops, 0..1; got {v}")
+        raise ValueError(f"{key} is a share of the {dict(close_p='scenes', roll_p='frames').get(key, 'crops')}, 0..1; got {v}")
     return v
 
 
@@ -962,8 +966,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     Raises:
         ValueError: unknown ``kind``, an option the kind does not take, ``images`` < 1,
             ``workers`` < 1, ``val_every``, ``frames_per_scene``, ``crops_per_frame`` or
-            ``cards_per_frame`` < 1, ``clutter_crops`` outside 0..1, or
-            ``max_visible`` without ``detector_quads``; nothing is written then.
+            ``cards_per_frame`` < 1, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
+            outside 0..1, ``max_visible`` without ``detector_quads``, or a ``detector_quads``
+            that names no file; nothing is written then.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown dataset kind {kind!r}; choose from {', '.join(KINDS)}")
@@ -984,7 +989,8 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         raise ValueError(f"val_every must be at least 1, got {val_every}")
     frames = int(options.get("frames_per_scene", 3))
     if kind in ("detect", "obb"):
-        _share(options, "clutter_crops")  # a bad share fails here, not in a worker
+        for key in ("clutter_crops", "zoom_p", "roll_p"):
+            _share(options, key)  # a bad share fails here, not in a worker
         per_scene = frames * int(options.get("crops_per_frame", 3))
         job: Callable = _detect_job if kind == "detect" else _obb_job
     elif kind == "card":
@@ -996,6 +1002,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     else:
         per_scene = frames * min(int(options.get("cards_per_frame", 40)), 30)  # ~30 readable cards a frame
         job = _classify_job
+    _share(options, "close_p")
+    if options.get("detector_quads") and not Path(options["detector_quads"]).is_file():
+        raise ValueError(f"detector_quads {options['detector_quads']}: no such file (an oriented-box detector, ONNX)")
     for key in ("frames_per_scene", "crops_per_frame" if kind in ("detect", "obb") else "cards_per_frame"):
         if int(options.get(key, 1)) < 1:  # (every default is at least 1)
             raise ValueError(f"{key} must be at least 1, got {options[key]}")

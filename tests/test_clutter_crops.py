@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,18 @@ def test_obb_set_of_background_crops_has_valid_labels(tmp_path: Path) -> None:
 def test_clutter_crops_outside_0_1_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="clutter_crops"):
         write_dataset("obb", 4, 0, tmp_path, clutter_crops=1.5)
+
+
+@pytest.mark.parametrize("kind, options, says", [
+    ("obb", {"roll_p": "abc"}, "roll_p is a share, 0..1; got 'abc'"),  # was "could not convert string to float"
+    ("obb", {"roll_p": 5}, "roll_p is a share of the frames"),  # was taken as 1
+    ("detect", {"zoom_p": -1}, "zoom_p is a share of the crops"),
+    ("classify", {"close_p": 2}, "close_p is a share of the scenes"),
+    ("strip", {"detector_quads": "nope.onnx"}, "detector_quads nope.onnx: no such file"),
+])
+def test_a_bad_option_fails_before_any_folder_is_made(tmp_path: Path, kind, options, says) -> None:
+    """Shares and ``detector_quads`` are checked before the set's folders are made (they failed
+    in a worker, the folders left behind, or were taken as they came)."""
+    with pytest.raises(ValueError, match=re.escape(says)):
+        write_dataset(kind, 4, 0, tmp_path / "set", workers=1, **options)
+    assert not (tmp_path / "set").exists()
