@@ -73,6 +73,8 @@ def test_a_missing_train_extra_is_refused_before_rendering(command, no_render, m
         (["detector", "--weights", "nope.pt"], "--weights nope.pt: no such file"),
         (["detector", "--obb", "--init", "nope.pt"], "--init nope.pt: no such file"),
         (["detector", "--init", "models/cards_det.pt"], "only with --obb"),  # was ignored, after rendering
+        (["classifier", "--detector-quads", "models/cards_obb.onnx"], "--detector-quads is for --kind card or strip"),
+        (["classifier", "--kind", "strip", "--jitter", "0.1"], "--jitter and --jitter-scale are for --kind card"),
         (["detector", "--data", "nope/data.yaml"], "--data nope/data.yaml: no such file"),
         (["classifier", "--data", "nope"], "--data nope: no such folder"),
         (["classifier", "--kind", "cards"], "--kind is 'classify', 'card' or 'strip'"),

@@ -285,6 +285,11 @@ def classifier(
         # every argument and the [train] extra first: the data set takes minutes to render
         if kind not in ("classify", "card", "strip"):
             raise ValueError(f"--kind is 'classify', 'card' or 'strip', not {kind!r}")
+        # options another kind's set would ignore (after minutes of rendering)
+        if detector_quads is not None and kind == "classify":
+            raise ValueError("--detector-quads is for --kind card or strip (the quads or strips of their crops)")
+        if (jitter, jitter_scale) != (0.03, 0.04) and kind != "card":
+            raise ValueError("--jitter and --jitter-scale are for --kind card (the rectified cards' quads)")
         check_imgsz(imgsz)
         check_device(device)
         check_lr0(lr0)
