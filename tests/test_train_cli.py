@@ -155,3 +155,14 @@ def test_a_data_that_is_no_dataset_yaml_is_refused_before_training(command, no_r
     r = _run(command, "--data", str(tmp_path / "set" / "data.yaml"))
     assert r.exit_code == 2 and "stub train_detector reached" in r.output, r.output
     assert no_render == ["train_detector"]
+
+
+@pytest.mark.parametrize("command", ["detector", "classifier", "audit"])
+def test_rendering_a_set_without_the_card_art_is_refused(command, no_render, monkeypatch, tmp_path):
+    """Without the art cache the renderer draws placeholder cards (letters on white): the set
+    was rendered on them and trained on, silently."""
+    _extra(monkeypatch, installed=True)
+    monkeypatch.setenv("NERTZ_ART_DIR", str(tmp_path / "no-art"))
+    r = _run(command, "--images", "12")
+    assert r.exit_code == 2 and "card art not found" in r.output and "fetch_art.sh" in r.output, r.output
+    assert no_render == []

@@ -3,7 +3,8 @@ the lead as ``nertz train``). Needs the ``[train]`` extra: ``pip install -e '.[t
 
 Each command first checks every argument (``--imgsz`` 32..2048 and a multiple of 32, ``--epochs``,
 ``--batch``, ``--images``, ``--workers`` at least 1, the files and folders it names exist,
-``--device``) and that the ``[train]`` extra is installed (without importing torch), so that a
+``--device``), that the card art is there when a set is to be rendered, and that the ``[train]``
+extra is installed (without importing torch), so that a
 mistake is one ``error:`` line at once, with nothing rendered or written; then it renders its
 synthetic set (unless ``--data`` is given), trains from scratch with
 ultralytics (progress bars; ``--resume`` continues an interrupted run from its ``last.pt``)
@@ -124,6 +125,20 @@ def need_data_yaml(path: Path, what: str) -> None:
         raise ValueError(f"--data {path}: no train and val in it ({what}, as nertz synth dataset writes it)")
 
 
+def need_art() -> None:
+    """Refuse to render a training set without the card art: the renderer would draw its
+    placeholder faces and backs (letters on white) instead, silently, and the model would learn
+    those.
+
+    Raises:
+        NertzError: the art cache is missing or empty (the message names the fetch command).
+    """
+    from nertz.datasets import art
+
+    if not art.list_designs():  # ArtMissingError (a NertzError) when there is no cache at all
+        raise NertzError("the card-art cache holds no designs: run `bash datasets/fetch_art.sh --force`")
+
+
 def need_classify_folder(path: Path) -> None:
     """Refuse a ``--data`` of ``nertz train classifier`` that is not a classification folder.
 
@@ -211,6 +226,8 @@ def detector(
                 need_file(weights, "--weights", "weights to fine-tune")
             if obb and init is not None:
                 need_file(init, "--init", "weights whose layers start the model")
+            if data is None:
+                need_art()
         require_train_extra(export=export)
         from nertz.datasets.export import write_dataset
 
@@ -300,6 +317,8 @@ def classifier(
                 need_file(weights, "--weights", "weights to fine-tune")
             if detector_quads is not None and not data:
                 need_file(detector_quads, "--detector-quads", "an oriented-box detector, ONNX")
+            if not data:
+                need_art()
         require_train_extra(export=True)
         from nertz.datasets.export import write_dataset
 
@@ -392,6 +411,8 @@ def audit_strips(
             if data is None and seed + scenes > 10000:
                 raise ValueError(f"--seed {seed} --images {images}: scene seeds {seed}..{seed + scenes - 1} must lie "
                                  "under 10000 (seeds from 10000 are the audit's held-out evaluation)")
+            if data is None:
+                need_art()
         require_train_extra(export=export)
         from nertz.datasets.audit_export import write_audit_dataset
 
