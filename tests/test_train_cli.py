@@ -166,3 +166,33 @@ def test_rendering_a_set_without_the_card_art_is_refused(command, no_render, mon
     r = _run(command, "--images", "12")
     assert r.exit_code == 2 and "card art not found" in r.output and "fetch_art.sh" in r.output, r.output
     assert no_render == []
+
+
+@pytest.mark.parametrize("command", ["detector", "classifier", "audit"])
+def test_a_rendered_set_without_val_images_stops_before_training(command, no_render, monkeypatch, tmp_path):
+    """A few --images render one scene, all of it in one split: ultralytics stopped on the empty
+    split with a traceback (FileNotFoundError ... images/val)."""
+    import nertz.datasets.audit_export as audit_export
+    import nertz.datasets.export as export
+
+    _extra(monkeypatch, installed=True)
+
+    def one_split(*args, **kwargs):
+        root = tmp_path / "set"
+        (root / "images" / "train").mkdir(parents=True)
+        (root / "images" / "val").mkdir(parents=True)
+        (root / "images" / "train" / "s0.jpg").write_bytes(b"x")
+        (root / "data.yaml").write_text("train: images/train\nval: images/val\n")
+        return root / "data.yaml"
+
+    def one_split_classify(*args, **kwargs):
+        for split in ("train", "val"):
+            (tmp_path / "set" / split / "KH").mkdir(parents=True)
+        (tmp_path / "set" / "train" / "KH" / "a.png").write_bytes(b"x")
+        return tmp_path / "set"
+
+    monkeypatch.setattr(export, "write_dataset", one_split_classify if command == "classifier" else one_split)
+    monkeypatch.setattr(audit_export, "write_audit_dataset", one_split)
+    r = _run(command, "--images", "2")
+    assert r.exit_code == 2 and "has no val images" in r.output and "more --images" in r.output, r.output
+    assert "Traceback" not in r.output and no_render == []

@@ -153,6 +153,25 @@ def need_classify_folder(path: Path) -> None:
         raise ValueError(f"--data {path}: no train/ folder in it (a classification set: train/<class>/, val/<class>/)")
 
 
+def need_both_splits(folder: Path) -> None:
+    """Refuse a rendered set with no ``train`` or no ``val`` images (a few ``--images`` make one
+    scene, all in one split): ultralytics would stop on it with a traceback.
+
+    Args:
+        folder: the set's root (``images/{train,val}`` of a detect or obb set, or
+            ``{train,val}/<class>`` of a classification set).
+
+    Raises:
+        ValueError: a split without images; names ``--images``.
+    """
+    folder = Path(folder)
+    for split in ("train", "val"):
+        d = folder / "images" / split if (folder / "images").is_dir() else folder / split
+        if not any(p.is_file() for p in d.rglob("*")):
+            raise ValueError(f"the rendered set {folder} has no {split} images (too few --images for two scenes, "
+                             "and ultralytics trains on train and checks on val): ask for more --images")
+
+
 def _export_or_say(best: Path, out: Path, export: bool) -> None:
     """Export the trained ``best`` weights to ONNX at ``out`` (input 640, dynamic), or say
     where they were left (``--no-export``)."""
@@ -237,6 +256,7 @@ def detector(
             data = write_dataset("obb" if obb else "detect", images, seed, RUNS / "data" / tag, workers=workers,
                                  frames_per_scene=4, crops_per_frame=3, roll_p=roll_p,
                                  **({"clutter_crops": clutter_crops} if clutter_crops > 0 else {}))
+            need_both_splits(data.parent)
         extra: dict = {}
         if weights is not None:
             extra["model"] = str(weights)
@@ -347,6 +367,7 @@ def classifier(
             else:
                 data = write_dataset("classify", images, seed, RUNS / "data" / f"cls{imgsz}_s{seed}",
                                      workers=workers, frames_per_scene=4, crop=imgsz)
+            need_both_splits(data)
         best = train_classifier(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
                                 batch=batch, device=device, name=name, lr0=lr0,
                                 scale=scale if scale is not None else (0.25 if kind == "classify" else 0.1),
@@ -418,6 +439,7 @@ def audit_strips(
 
         if data is None and not resume:
             data = write_audit_dataset(images, seed, RUNS / "audit_data" / f"s{seed}", workers=workers, imgsz=imgsz)
+            need_both_splits(data.parent)
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
                               optimizer="AdamW", lr0=lr0, warmup_epochs=0.5, close_mosaic=2, scale=0.25,
