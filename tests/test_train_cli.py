@@ -196,3 +196,25 @@ def test_a_rendered_set_without_val_images_stops_before_training(command, no_ren
     r = _run(command, "--images", "2")
     assert r.exit_code == 2 and "has no val images" in r.output and "more --images" in r.output, r.output
     assert "Traceback" not in r.output and no_render == []
+
+
+def test_a_set_rendered_again_replaces_the_earlier_one(no_render, monkeypatch, tmp_path):
+    """runs/data/<tag> is named by kind and seed only: a run asking for fewer --images rendered
+    over an earlier larger set and trained on its extra scenes too."""
+    import nertz.datasets.export as export
+
+    _extra(monkeypatch, installed=True)
+    monkeypatch.setattr(train, "RUNS", tmp_path)
+    stale = tmp_path / "data" / "det_s5" / "images" / "train" / "s00099_0_0.jpg"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"x")
+    seen: list[bool] = []
+
+    def render(kind, images, seed, out, **kwargs):
+        seen.append((Path(out) / "images" / "train" / stale.name).exists())
+        raise train.TrainError("stub write_dataset reached")
+
+    monkeypatch.setattr(export, "write_dataset", render)
+    r = _run("detector", "--images", "24", "--seed", "5")
+    assert "stub write_dataset reached" in r.output and seen == [False], r.output
+    assert "replacing the earlier rendered set" in r.output

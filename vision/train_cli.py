@@ -172,6 +172,22 @@ def need_both_splits(folder: Path) -> None:
                              "and ultralytics trains on train and checks on val): ask for more --images")
 
 
+def fresh(folder: Path) -> Path:
+    """``folder`` (a set this command renders under ``runs/``) emptied of an earlier render of
+    the same name: the new crops would be written beside the old ones, and a run asking for
+    fewer ``--images`` would train on the earlier run's extra scenes too.
+
+    Returns:
+        ``folder``.
+    """
+    import shutil
+
+    if Path(folder).exists():
+        typer.echo(f"replacing the earlier rendered set {folder}", err=True)
+        shutil.rmtree(folder)
+    return Path(folder)
+
+
 def _export_or_say(best: Path, out: Path, export: bool) -> None:
     """Export the trained ``best`` weights to ONNX at ``out`` (input 640, dynamic), or say
     where they were left (``--no-export``)."""
@@ -253,7 +269,7 @@ def detector(
         if data is None and not resume:
             tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + \
                 (f"_clut{clutter_crops:g}" if clutter_crops > 0 else "") + f"_s{seed}"
-            data = write_dataset("obb" if obb else "detect", images, seed, RUNS / "data" / tag, workers=workers,
+            data = write_dataset("obb" if obb else "detect", images, seed, fresh(RUNS / "data" / tag), workers=workers,
                                  frames_per_scene=4, crops_per_frame=3, roll_p=roll_p,
                                  **({"clutter_crops": clutter_crops} if clutter_crops > 0 else {}))
             need_both_splits(data.parent)
@@ -355,17 +371,17 @@ def classifier(
         if data is None and not resume:
             if kind == "strip":
                 extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
-                data = write_dataset("strip", images, seed, RUNS / "data" / f"strip{imgsz}_s{seed}", workers=workers,
+                data = write_dataset("strip", images, seed, fresh(RUNS / "data" / f"strip{imgsz}_s{seed}"), workers=workers,
                                      frames_per_scene=2, crop=imgsz, **extra_opts)
             elif card:
                 tag = f"card{imgsz}" + ("d" if detector_quads is not None else
                                         "j" if (jitter, jitter_scale) != (0.03, 0.04) else "") + f"_s{seed}"
                 extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
-                data = write_dataset("card", images, seed, RUNS / "data" / tag, workers=workers,
+                data = write_dataset("card", images, seed, fresh(RUNS / "data" / tag), workers=workers,
                                      frames_per_scene=3, crop=imgsz, jitter=jitter, jitter_scale=jitter_scale,
                                      **extra_opts)
             else:
-                data = write_dataset("classify", images, seed, RUNS / "data" / f"cls{imgsz}_s{seed}",
+                data = write_dataset("classify", images, seed, fresh(RUNS / "data" / f"cls{imgsz}_s{seed}"),
                                      workers=workers, frames_per_scene=4, crop=imgsz)
             need_both_splits(data)
         best = train_classifier(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
@@ -438,7 +454,8 @@ def audit_strips(
         from nertz.datasets.audit_export import write_audit_dataset
 
         if data is None and not resume:
-            data = write_audit_dataset(images, seed, RUNS / "audit_data" / f"s{seed}", workers=workers, imgsz=imgsz)
+            data = write_audit_dataset(images, seed, fresh(RUNS / "audit_data" / f"s{seed}"), workers=workers,
+                                       imgsz=imgsz)
             need_both_splits(data.parent)
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
