@@ -364,7 +364,7 @@ def real_obb(
     copies: Annotated[int, typer.Option(min=1, help="Times each training photo is written.")] = 4,
     paste: Annotated[int, typer.Option(min=0, help="Most rendered cards laid on each training copy (0 to N, drawn per copy; needs the card art): real backgrounds under cards of every design.")] = 0,
     words: Annotated[int, typer.Option(min=0, help="With --paste: most printed words laid besides the cards on each copy (letters like a card's index, unlabelled).")] = 0,
-    seed: Annotated[int, typer.Option(help="Seed of the pasted cards.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the pasted cards.")] = 0,
 ) -> None:
     """Write an oriented-box detector set from real photos with axis-aligned VOC boxes:
     images/ and labels/ to list beside the synthetic sets in a training YAML. With --paste N,

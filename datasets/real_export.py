@@ -102,7 +102,7 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
     Raises:
         FileNotFoundError: a photo of the labels file is missing (nothing is written).
         FileExistsError: ``out`` already holds images or labels. ValueError: ``copies`` < 1,
-        ``paste`` or ``words`` < 0, or ``words`` without ``paste``. ArtMissingError: ``paste``
+        ``paste``, ``words`` or ``seed`` < 0, or ``words`` without ``paste``. ArtMissingError: ``paste``
         without the card art.
     """
     from nertz.vision.detect import CardRecognizer, load_image
@@ -113,6 +113,8 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         raise ValueError(f"paste and words must be at least 0, got {paste} and {words}")
     if words and not paste:
         raise ValueError("words are laid only with paste (the rendered cards' copies): give paste too")
+    if seed < 0:  # numpy's generator takes none, and would fail after the first photos are written
+        raise ValueError(f"seed must be at least 0, got {seed}")
     source = None
     if paste:
         from .composite import CardSource, paste_cards

@@ -59,6 +59,9 @@ def test_set_is_written_at_the_inference_scale(tmp_path):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, paste=-1)
     with pytest.raises(ValueError, match="only with paste"):
         write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, words=3)
+    with pytest.raises(ValueError, match="seed must be at least 0"):  # failed after the first photos were written
+        write_voc_obb_set(tmp_path, labels, tmp_path / "out4", OBB_ONNX, paste=1, seed=-1)
+    assert not (tmp_path / "out4").exists()
     with pytest.raises(FileExistsError, match="already holds a set"):  # never two sets mixed in one folder
         write_voc_obb_set(tmp_path, labels, tmp_path / "out", OBB_ONNX, imgsz=160, holdout_every=2, copies=1)
     labels.write_text(json.dumps({"images": [{"image": "missing.jpg", "boxes": []}]}))
