@@ -11,12 +11,17 @@ from typer.testing import CliRunner
 
 from nertz.cli import app
 import nertz.vision.train as train
+import nertz.vision.train_cli as train_cli
+
+NEED_ART = train_cli.need_art
 
 
 @pytest.fixture
 def no_render(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Rendering and training replaced by stubs that record their calls (and write nothing)."""
+    """Rendering and training replaced by stubs that record their calls (and write nothing);
+    the card art is not needed (``NEED_ART`` is the real check)."""
     calls: list[str] = []
+    monkeypatch.setattr(train_cli, "need_art", lambda: None)
     import nertz.datasets.audit_export as audit_export
     import nertz.datasets.export as export
 
@@ -162,6 +167,7 @@ def test_rendering_a_set_without_the_card_art_is_refused(command, no_render, mon
     """Without the art cache the renderer draws placeholder cards (letters on white): the set
     was rendered on them and trained on, silently."""
     _extra(monkeypatch, installed=True)
+    monkeypatch.setattr(train_cli, "need_art", NEED_ART)
     monkeypatch.setenv("NERTZ_ART_DIR", str(tmp_path / "no-art"))
     r = _run(command, "--images", "12")
     assert r.exit_code == 2 and "card art not found" in r.output and "fetch_art.sh" in r.output, r.output
