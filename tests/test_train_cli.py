@@ -224,3 +224,17 @@ def test_a_set_rendered_again_replaces_the_earlier_one(no_render, monkeypatch, t
     r = _run("detector", "--images", "24", "--seed", "5")
     assert "stub write_dataset reached" in r.output and seen == [False], r.output
     assert "replacing the earlier rendered set" in r.output
+
+
+def test_two_data_folders_of_one_name_are_refused(no_render, monkeypatch, tmp_path):
+    """merge_classify_sets links each file as <folder name>_<file>: a second folder of the same
+    name (crops named alike) had its links dropped as "already there", silently."""
+    _extra(monkeypatch, installed=True)
+    for parent in ("a", "b"):
+        (tmp_path / parent / "cls" / "train" / "KH").mkdir(parents=True)
+        (tmp_path / parent / "cls" / "train" / "KH" / "s00000_0.png").write_bytes(b"x")
+    r = _run("classifier", "--data", str(tmp_path / "a" / "cls"), "--data", str(tmp_path / "b" / "cls"))
+    assert r.exit_code == 2 and "have the same folder name" in r.output, r.output
+    assert no_render == []
+    r = _run("classifier", "--data", str(tmp_path / "a" / "cls"), "--data", str(tmp_path / "a" / "cls"))
+    assert "stub merge_classify_sets reached" in r.output  # the same folder twice merges as before

@@ -349,6 +349,13 @@ def classifier(
         if not resume:
             for folder in data or []:
                 need_classify_folder(folder)
+            named: dict[str, Path] = {}
+            for folder in data or []:  # merged as links named <folder name>_<file>: one name, one set
+                other = named.setdefault(Path(folder).resolve().name, Path(folder))
+                if other.resolve() != Path(folder).resolve():
+                    raise ValueError(f"--data {other} and --data {folder} have the same folder name: their crops "
+                                     "(named alike) would be merged under the same link names, one set's dropped; "
+                                     "rename one of the folders")
             if weights is not None:
                 need_file(weights, "--weights", "weights to fine-tune")
             if detector_quads is not None and not data:
