@@ -85,6 +85,9 @@ def test_a_missing_train_extra_is_refused_before_rendering(command, no_render, m
         (["classifier", "--kind", "cards"], "--kind is 'classify', 'card' or 'strip'"),
         (["classifier", "--kind", "card", "--detector-quads", "nope.onnx"], "--detector-quads nope.onnx: no such file"),
         (["audit", "--init", "nope.pt"], "--init nope.pt: no such file"),
+        (["detector", "--out", "models"], "--out models: a folder; --out is the weights' stem"),  # was models.pt/.onnx
+        (["classifier", "--out", "models"], "--out models: a folder"),
+        (["audit", "--out", "models"], "--out models: a folder"),
         (["audit", "--seed", "9999"], "must lie under 10000"),
     ],
 )

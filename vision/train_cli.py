@@ -172,6 +172,19 @@ def need_both_splits(folder: Path) -> None:
                              "and ultralytics trains on train and checks on val): ask for more --images")
 
 
+def need_stem(out: Path) -> None:
+    """Refuse an ``--out`` that is a folder: it is the weights' stem (``out.pt`` and
+    ``out.onnx`` are written), so the weights would land beside the folder, not in it, after
+    the whole training.
+
+    Raises:
+        ValueError: ``out`` is an existing folder; names the stem to give instead.
+    """
+    if Path(out).is_dir():
+        raise ValueError(f"--out {out}: a folder; --out is the weights' stem, without suffix (.pt and .onnx are "
+                         f"added): give for example {Path(out) / 'cards'}")
+
+
 def fresh(folder: Path) -> Path:
     """``folder`` (a set this command renders under ``runs/``) emptied of an earlier render of
     the same name: the new crops would be written beside the old ones, and a run asking for
@@ -245,6 +258,7 @@ def detector(
         name = name or ("cards_obb" if obb else "cards_det")
         # the defaults are the source tree's models/ (where nertz detect finds them), wherever it is run from
         out = out or MODELS / ("cards_obb" if obb else "cards_det")
+        need_stem(out)
         if obb and init is None and weights is None:
             init = MODELS / "cards_det.pt"
         # every argument and the [train] extra first: the data set takes minutes to render
@@ -375,6 +389,7 @@ def classifier(
         default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
         name = name or default_name
         out = out or MODELS / default_name
+        need_stem(out)
         if data is None and not resume:
             if kind == "strip":
                 extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
@@ -443,6 +458,7 @@ def audit_strips(
         # the defaults are the source tree's models/, wherever it is run from
         init = init or MODELS / "cards_obb.pt"
         out = out or MODELS / "audit_strips"
+        need_stem(out)
         # every argument and the [train] extra first: the data set takes minutes to render
         check_imgsz(imgsz)
         check_device(device)
