@@ -269,7 +269,8 @@ def dataset(
     option: Annotated[Optional[list[str]], typer.Option("--option", "-x", metavar="KEY=VALUE", help="Extra KEY=VALUE for the exporter (VALUE parsed as JSON when it can be); repeatable. Each kind takes its own keys (nertz.datasets.export.OPTIONS); an unknown key is refused with the list.")] = None,
 ) -> None:
     """Write a training set (YOLO labels or classification folders) with its dataset YAML:
-    the YAML's path on standard output, what was written on standard error."""
+    on standard output the path to train on (the YAML; for classify, card and strip the set's
+    folder, which ultralytics takes itself), what was written on standard error."""
     try:
         options = dict(_parse_option(o) for o in (option or []))
     except ValueError as exc:

@@ -326,3 +326,16 @@ def test_synth_audit_writes_a_photo_that_nertz_audit_reads(tmp_path: Path) -> No
     assert line["type"] == "audit" and set(line["counts"]) == set(table.names)
     res = nertz("synth", "audit", "--out", str(tmp_path / "b"), "--resolution", "19x")
     assert res.returncode == 2 and "WIDTHxHEIGHT" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_dataset_help_says_what_a_classification_set_prints(tmp_path: Path) -> None:
+    """The help said "the YAML's path on standard output" for every kind: a classify, card or
+    strip set prints its folder (ultralytics takes the folder itself)."""
+    require_art()
+    out = tmp_path / "c"
+    res = nertz("synth", "dataset", "--kind", "card", "--out", str(out), "--images", "2", "--workers", "1",
+                "-x", "resolution=[320,180]")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == str(out)
+    text = " ".join(nertz("synth", "dataset", "--help").stdout.split())
+    assert "for classify, card and strip the set's folder" in text
