@@ -714,3 +714,30 @@ def test_a_count_or_round_end_posted_without_t_is_stamped_now(tmp_path: Path) ->
     assert body["ended"] == "stuck"
     assert [(r["kind"], r.get("card"), r.get("reason")) for r in body["rulings"][:3]] == [
         ("accepted", "AS", None), ("round_end", None, "stuck"), ("rejected", "2S", "late")]
+
+
+def test_a_calibration_beyond_the_tables_own_frames_is_422_without_a_camera(tmp_path: Path) -> None:
+    """Without a camera anything was stored: a shared area at (5000, 5000) of a table calibrated on
+    1280 x 720 frames answered 200. The table's calibration.frame_size bounds the regions as a
+    camera's frames do (the same slack); a table that names no frame size stays unbounded."""
+    data = make_table(("red", "blue", "green")).to_dict()
+    data["calibration"] = {"method": "manual", "frame_size": [1280, 720]}
+    from nertz.referee.table import Table
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), Table.from_dict(data))
+    with TestClient(create_app(live)) as c:
+        before = c.get("/api/table").json()
+        r = c.put("/api/table/calibration", json={"shared_area": [[3000, 3000], [5000, 3000], [5000, 5000]]})
+        assert r.status_code == 422, r.text
+        assert "outside the 1280x720 frames the table was calibrated on" in r.json()["detail"]
+        r = c.put("/api/table/calibration", json={"zones": {"red": [[0, 600], [400, 600], [400, 1000]]}})
+        assert r.status_code == 422 and "red's zone reaches (400, 1000)" in r.json()["detail"], r.text
+        assert c.get("/api/table").json() == before
+        r = c.put("/api/table/calibration", json={"shared_area": [[100, 100], [1300, 100], [1300, 700]]})
+        assert r.status_code == 200, r.text  # a little beyond the edge, as the camera allows
+    live.store.close()
+    stored = [e for e in EventStore(tmp_path / "ref.db").entries() if e.kind == "table"]
+    assert [e.data["table"]["shared_area"] for e in stored] == [[[100, 100], [1300, 100], [1300, 700]]]
+    far = {"shared_area": [[3000, 3000], [5000, 3000], [5000, 5000]]}
+    (tmp_path / "unsized").mkdir()
+    assert _client(tmp_path / "unsized").put("/api/table/calibration", json=far).status_code == 200

@@ -266,7 +266,10 @@ def test_serve_resumes_with_the_calibrated_table_or_says_why_it_cannot(clip, tmp
 
     far = tmp_path / "far.db"  # a stored calibration that this camera's frames cannot hold
     store = EventStore(far)
-    LiveReferee(store, table()).set_table(_moved(table(), dx=2000.0))
+    live = LiveReferee(store, table())
+    # as a store from before 2026-12-07 holds it: the service without a camera now refuses it too
+    store.append("table", {"table": _moved(table(), dx=2000.0).to_dict()}, match=live.match_no, round=0,
+                 origin="calibration")
     store.close()
     r = CliRunner().invoke(app, args[:-4] + ["--db", str(far), "--port", "0"])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output

@@ -63,7 +63,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "source_kind", "source_path", "frame_at", "table_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "source_kind", "source_path", "frame_at", "table_misfit", "calibrated_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -741,6 +741,38 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1, zone_sla
     if cal is not None and cal != (w, h):
         return (f"the table file was calibrated on {cal[0]}x{cal[1]} frames and this source's are {w}x{h} "
                 "(its polygons are in those frames' pixels): make one for this source with nertz calibrate")
+    out = _reaching_out(table, (w, h), slack, zone_slack)
+    if out is not None:
+        what, (x, y) = out
+        return (f"{what} reaches ({x:.0f}, {y:.0f}), outside this source's {w}x{h} frames: "
+                "a table file made for another camera or resolution? Make one for this source with nertz calibrate")
+    return None
+
+
+def calibrated_misfit(table: Any, slack: float = 0.1, zone_slack: float = 0.25) -> str | None:
+    """Why the polygons of ``table`` (a :class:`~nertz.referee.table.Table`) cannot lie in the
+    frames it was calibrated on (its ``calibration.frame_size``, :func:`calibrated_size`): a
+    region reaching outside them by more than :func:`table_misfit` allows; None when they fit,
+    or when the table does not name its frames' size. For the live service without a camera,
+    whose page calibration (``PUT /api/table/calibration``) is bounded by the table's own
+    frames as a camera's is by its frames."""
+    size = calibrated_size(table)
+    if size is None:
+        return None
+    out = _reaching_out(table, size, slack, zone_slack)
+    if out is None:
+        return None
+    what, (x, y) = out
+    return (f"{what} reaches ({x:.0f}, {y:.0f}), outside the {size[0]}x{size[1]} frames the table was calibrated "
+            "on (its calibration.frame_size): regions are image pixels of those frames")
+
+
+def _reaching_out(table: Any, size: tuple[int, int], slack: float,
+                  zone_slack: float) -> tuple[str, tuple[float, float]] | None:
+    """The first region of ``table`` (``"the shared area"``, ``"red's zone"``) reaching outside
+    the ``(width, height)`` frame by more than ``slack`` (the shared area) or ``zone_slack``
+    (a zone) of its width or height, with its point furthest out; None when all fit."""
+    w, h = size
 
     def outside(p: tuple[float, float]) -> float:  # how far beyond the frame, in frame widths / heights
         return max(-p[0] / w, p[0] / w - 1.0, -p[1] / h, p[1] / h - 1.0)
@@ -750,6 +782,5 @@ def table_misfit(table: Any, size: tuple[int, int], slack: float = 0.1, zone_sla
     for what, poly, limit in polys:
         worst = max(((float(x), float(y)) for x, y in poly), key=outside)
         if outside(worst) > limit:
-            return (f"{what} reaches ({worst[0]:.0f}, {worst[1]:.0f}), outside this source's {w}x{h} frames: "
-                    "a table file made for another camera or resolution? Make one for this source with nertz calibrate")
+            return what, worst
     return None

@@ -823,12 +823,23 @@ class LiveReferee:
         Raises:
             Conflict: the players or the rules differ.
             TableError: the source cannot use it (a region reaching outside the camera's
-                frames). Nothing is stored or changed then.
+                frames); without a source that takes a table, a region reaching outside the
+                frames the table names (its ``calibration.frame_size``), as far as the camera
+                would refuse it (:func:`nertz.vision.sources.calibrated_misfit`). Nothing is
+                stored or changed then.
         """
         with self._lock:
             assert self.table is not None
             if table.names != self.table.names or table.rules != self.table.rules:
                 raise Conflict("calibration may change regions and back colours, not the players or the rules")
+            if not self.source_takes_table:
+                # no camera to ask: the table's own frames bound its regions the same way
+                # (before, anything was stored without a camera, 3000 px out of a 1280x720 table)
+                from nertz.vision.sources import calibrated_misfit
+
+                misfit = calibrated_misfit(table)
+                if misfit:
+                    raise TableError(f"this table cannot use these regions: {misfit}")
             old = self.table
             takes = self._table_to_source(table)
             try:
