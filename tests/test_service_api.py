@@ -741,3 +741,35 @@ def test_a_calibration_beyond_the_tables_own_frames_is_422_without_a_camera(tmp_
     far = {"shared_area": [[3000, 3000], [5000, 3000], [5000, 5000]]}
     (tmp_path / "unsized").mkdir()
     assert _client(tmp_path / "unsized").put("/api/table/calibration", json=far).status_code == 200
+
+
+@pytest.mark.parametrize("event", [{"type": "stuck"}, {"type": "round_end"}, {"type": "round_end", "t": 0.5},
+                                   {"type": "round_end", "reason": "stuck"}])
+@pytest.mark.parametrize("how", ["call", "end", "stuck"])
+def test_stuck_or_round_end_posted_after_the_round_ended_is_409_as_the_buttons(tmp_path: Path, how: str,
+                                                                                event: dict[str, Any]) -> None:
+    """POST /api/events stored a stuck or round_end after the round had ended (with no effect),
+    while the page's buttons for the same answered 409."""
+    with _client(tmp_path) as c:
+        if how == "call":
+            _post(c, {"type": "call", "t": 1.0, "player": "red"})
+        else:
+            for _ in range(2 if how == "stuck" else 1):
+                assert c.post(f"/api/round/{how}").status_code == 200
+        state = lambda: {k: v for k, v in c.get("/api/round").json().items() if k != "clock"}  # noqa: E731
+        before = state()
+        assert before["ended"] is not None
+        r = c.post("/api/events", json=event)
+        assert r.status_code == 409 and "already ended" in r.json()["detail"], r.text
+        assert state() == before
+        assert c.post("/api/round/next").status_code == 200
+        _post(c, {"type": "stuck"}, {"type": "round_end"})  # a round not ended takes them
+        assert c.get("/api/round").json()["ended"] == "stuck"
+
+
+def test_a_sources_round_end_after_the_end_is_still_stored_as_its_log_says(tmp_path: Path) -> None:
+    """A source's log is replayed as nertz score rules it: its events stay stored after the end."""
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
+    live.end_round()
+    out = live.push_event({"type": "round_end", "t": 9.0, "reason": "stuck"}, origin="source:log-replay", index=0)
+    assert out["event"]["type"] == "round_end" and live.round.result.ended == "ended"

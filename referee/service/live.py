@@ -421,7 +421,10 @@ class LiveReferee:
             EventError: the event does not validate or does not replay (unknown player,
                 a take-back of a card never played, an unknown review id, ...).
             Conflict: the round is closed (the match is over), or its back count would no
-                longer fit (:meth:`_check_count_fits`).
+                longer fit (:meth:`_check_count_fits`); a person's ``stuck`` or ``round_end``
+                after the round has ended (as the page's buttons, :meth:`stuck` and
+                :meth:`end_round`: it would change nothing; a source's is stored, as its log
+                is replayed as ``nertz score`` rules it).
         """
         with self._lock:
             rd = self.current
@@ -435,6 +438,9 @@ class LiveReferee:
             if isinstance(parsed, (RulingLine, ResultLine)):
                 raise EventError("ruling, review and result lines are the referee's output, not events")
             ev = parsed.to_json()
+            if ev.get("type") in ("stuck", "round_end") and not origin.startswith("source:"):
+                # was stored with no effect from the API while the buttons answered 409
+                self._refuse_if_ended()
             # a person answers an open question (a mistyped id is a 422); a source's log may
             # answer ahead of its question, as `nertz score` reads it (answers hold for the
             # whole round): refused, the log's tie stayed open and was scored otherwise
