@@ -274,3 +274,24 @@ def test_serve_resumes_with_the_calibrated_table_or_says_why_it_cannot(clip, tmp
     r = CliRunner().invoke(app, args[:-4] + ["--db", str(far), "--port", "0"])
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert r.output.startswith("error: the camera cannot use this table: ") and "give another --db" in r.output, r.output
+
+
+def test_serve_refuses_a_speed_for_a_live_camera_and_paces_a_video_file_by_it(clip, tmp_path, monkeypatch):
+    """--speed 2 with a webcam ran the round clock at twice real time while the frames came in
+    real time (the help said it was for an event log). A webcam or stream is refused, nothing
+    opened or stored; a video file (paced at media time) still takes it, and the start says so."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    for source in ("0", "rtsp://127.0.0.1:9/table"):
+        r = CliRunner().invoke(app, ["serve", "--source", source, "--table", str(SAMPLE / "table.json"), "--speed", "2",
+                                     "--db", str(tmp_path / "live.db"), "--port", "0"])
+        assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+        assert r.output.startswith(f"error: --speed 2: {source} is a live camera"), r.output
+    assert not list(tmp_path.iterdir())
+    r = CliRunner().invoke(app, ["serve", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--speed", "2",
+                                 "--db", str(tmp_path / "video.db"), "--port", "0"])
+    assert r.exit_code == 0 and f"source: camera {clip} at speed 2 (" in r.output, r.output

@@ -104,7 +104,11 @@ def serve(
         Optional[Path],
         typer.Option(help="SQLite event store; an existing match in it is resumed. Default: ~/.local/share/nertz/referee.sqlite3."),
     ] = None,
-    speed: Annotated[float, typer.Option(min=0.01, max=1000.0, help="Replay speed of an event-log source (1 = real time).")] = 1.0,
+    speed: Annotated[
+        float,
+        typer.Option(min=0.01, max=1000.0, help="Replay speed of an event-log source, or of a video file or folder of "
+                     "images watched as the camera (1 = real time); a webcam or stream runs in real time only."),
+    ] = 1.0,
 ) -> None:
     """Run the live referee and serve its web page, API (/docs) and WebSocket (/ws)."""
     from nertz.cli import fail
@@ -133,6 +137,15 @@ def serve(
                 raise NertzError(f"{source}: no such event log")
         else:
             # a camera: webcam index, video file, stream URL or folder of images
+            if speed != 1.0:
+                from nertz.vision.sources import source_kind
+
+                if source_kind(source) == "live":
+                    # its frames come as they happen: the round clock (and so the plays' times,
+                    # the in-air grace, the tie window) would run at --speed against them
+                    raise NertzError(f"--speed {speed:g}: {source} is a live camera (a webcam or a stream), whose "
+                                     "frames come in real time: leave --speed out (it sets the pace of an event log, "
+                                     "a video file or a folder of images)")
             if table is None:
                 raise NertzError(f"{source}: a camera source needs a table file (--table T.json, from nertz calibrate)")
             from nertz.vision.camera_source import CameraSource
@@ -213,7 +226,8 @@ def serve(
     url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{bound_port}/"
     typer.echo(f"nertz referee: match {live.match_no}, round {live.current.number} ({'resumed from' if live.resumed else 'new in'} {db})")
     if log is None:
-        typer.echo(f"source: camera {source} (the vision pipeline rules what it sees)")
+        typer.echo(f"source: camera {source}" + (f" at speed {speed:g}" if speed != 1.0 else "")
+                   + " (the vision pipeline rules what it sees)")
     else:
         typer.echo(f"source: {src.name} {log} at speed {speed:g}" + (f", camera view {video}" if video else ""))
     if token:
