@@ -433,6 +433,44 @@ def test_a_folder_of_images_is_timed_by_fps(tmp_path):
     assert "a folder of images, taken as 30 frames a second" in r.stderr and "--fps" in r.stderr
 
 
+def test_realtime_on_a_file_drops_the_frames_the_referee_falls_behind_on(tmp_path, monkeypatch):
+    """``--realtime`` paced a file but read every frame however slow the referee was (7.9 s of
+    media in 15 s on 2 cores): not as if live. Now the frames it is late for are dropped, as a
+    camera's are, and counted on stderr; without --realtime every frame is refereed. The
+    clock is a fake one (the sources' ``time``), moved 0.09 s by each frame refereed."""
+    from types import SimpleNamespace
+
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+    from nertz.vision import pipeline, sources
+
+    clip = tmp_path / "one_second.mp4"
+    cut_sample_clip(clip, 30)
+    clock = SimpleNamespace(now=0.0)
+    clock.monotonic = lambda: clock.now
+    clock.sleep = lambda s: setattr(clock, "now", clock.now + s)
+    monkeypatch.setattr(sources, "time", clock)
+    stepped = []
+
+    def slow_step(self, index, t, frame):  # 0.09 s a frame: 2.7 times media time, and no models run
+        stepped.append(index)
+        self.stats.frames += 1
+        clock.now += 0.09
+
+    monkeypatch.setattr(pipeline.RefereePipeline, "step", slow_step)
+    args = ["referee", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--json"]
+    r = CliRunner().invoke(app, [*args, "--realtime"])
+    assert r.exit_code == 0, r.output
+    # 0.09 s after frame 0 (frames 1/30 s apart) frame 1 is stale and 2 the newest: 0, 2, 5, 8, ...
+    assert stepped[:4] == [0, 2, 5, 8] and len(stepped) < 15
+    assert f"--realtime: {30 - len(stepped)} frames dropped" in r.stderr and f"{len(stepped)} seen" in r.stderr
+    stepped.clear()
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert stepped == list(range(30)) and "dropped" not in r.stderr
+
+
 def _interrupted(clip, tmp_path, monkeypatch, raise_at: float, *args: str, sigterm: bool = False):
     """``nertz referee`` on ``clip`` stopped (Ctrl-C, or SIGTERM with ``sigterm``) at the first
     frame at or after ``raise_at`` seconds; returns the CliRunner result."""

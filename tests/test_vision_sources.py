@@ -199,6 +199,62 @@ def test_realtime_paces_a_file_at_media_time(tmp_path, monkeypatch):
     np.testing.assert_allclose(waits, [0.1, 0.2, 0.3, 0.4], atol=0.05)
 
 
+class FakeClock:
+    """Stands for ``time`` in the sources module: ``monotonic()`` is the fake wall clock, which
+    ``sleep`` and the consumer (``work``) move on."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, s: float) -> None:
+        self.now += s
+
+    def work(self, s: float) -> None:
+        self.now += s
+
+
+@pytest.mark.parametrize("kind", ["video", "folder"])
+def test_realtime_drops_the_frames_a_slow_consumer_is_late_for(tmp_path, monkeypatch, kind):
+    """``--realtime`` on a file read every frame however slow the referee was (7.9 s of media in
+    15 s), never as a live camera, which hands out its newest frame. With ``drop_late`` a frame
+    whose next one is already due when the consumer asks is left out (counted), so media time
+    follows the wall clock; without it every frame is read, late or not."""
+    if kind == "video":
+        path = _video(tmp_path / "clip.avi", n=10)  # 10 fps: frame i at i / 10 s
+    else:
+        path = tmp_path / "frames"
+        path.mkdir()
+        for i in range(10):
+            cv2.imwrite(str(path / f"f{i}.png"), _img(i))
+    clock = FakeClock()
+    monkeypatch.setattr(sources, "time", clock)
+    got = []
+    with open_source(path, realtime=True, drop_late=True, fps=10.0 if kind == "folder" else None) as src:
+        for f in src:
+            got.append((f.index, round(clock.now - 100.0, 2)))
+            clock.work(0.27)  # the referee takes 0.27 s a frame: 2.7 times media time
+    # wall 0.27: frame 1 (due 0.1) is stale, 2 (due 0.2) is the newest; 0.54: 5; 0.81: 8; 1.08: 9 is past too
+    assert got == [(0, 0.0), (2, 0.27), (5, 0.54), (8, 0.81)]
+    assert src.dropped == 6 and src.skipped == 0
+    clock.now = 100.0
+    got = []
+    with open_source(path, realtime=True, fps=10.0 if kind == "folder" else None) as src:  # not dropping
+        for f in src:
+            got.append(f.index)
+            clock.work(0.27)
+    assert got == list(range(10)) and src.dropped == 0
+    clock.now = 100.0
+    got = []
+    with open_source(path, realtime=True, drop_late=True, fps=10.0 if kind == "folder" else None) as src:
+        for f in src:  # a consumer that keeps up waits for each frame, at its media time, and misses none
+            got.append((f.index, round(clock.now - 100.0, 2)))
+            clock.work(0.05)
+    assert got == [(i, i / 10) for i in range(10)] and src.dropped == 0
+
+
 def test_frame_at_reads_forward_to_the_asked_time(tmp_path):
     path = _video(tmp_path / "clip.avi")
     with open_source(path) as src:

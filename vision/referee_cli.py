@@ -131,7 +131,8 @@ def referee_command(
         "--call", metavar="NAME@SECONDS", help="A Nertz call NAME@SECONDS (media time); repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines (events, rulings) and a last result line.")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Write the video with the referee's overlay (a file ending in .mp4, .m4v, .mkv, .mov or .avi).")] = None,
-    realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live.")] = False,
+    realtime: Annotated[bool, typer.Option("--realtime", help="Pace a file as if it were live: the frames the referee "
+                                                              "falls behind on are dropped, as a camera's are (counted at the end).")] = False,
     fps: Annotated[Optional[float], typer.Option(
         "--fps", min=0.001, help="Frames per second of a folder of images (image i is at i / FPS seconds, for --call "
                                  "and the times printed). Default: 30.")] = None,
@@ -259,7 +260,7 @@ def referee_command(
 
         # strips are named only for the overlay (the tracker does not use them)
         observer = referee_observer(tbl, strips=out is not None or show)
-        src = open_source(spec, realtime=realtime, fps=fps)
+        src = open_source(spec, realtime=realtime, drop_late=realtime, fps=fps)
         misfit = table_misfit(tbl, src.size)
         if misfit:
             src.close()
@@ -373,6 +374,9 @@ def referee_command(
             except NertzError as exc:  # (the last frames could not be flushed)
                 write_failed = str(exc)
                 typer.echo(f"error: {write_failed}", err=True)
+    if src.dropped:  # --realtime: as a camera's frames are, the ones it fell behind on were not seen
+        typer.echo(f"--realtime: {src.dropped} frames dropped (the referee fell behind media time on them, as it "
+                   f"would behind a live camera; {pipe.stats.frames} seen)", err=True)
     if pipe.video_counts:
         way = {True: "from the pile's top cards", False: "from the spread"}
         typer.echo("Nertz cards left, counted from the video: "

@@ -115,6 +115,9 @@ class FrameSource:
             for live sources.
         size: ``(width, height)`` pixels of the frames.
         skipped: frames skipped so far (corrupt, unreadable or of another size).
+        dropped: frames of a file or folder read in real time with ``drop_late`` that were left
+            out because the consumer asked for a frame after the next one was due (as a live
+            camera's consumer misses them); 0 otherwise.
     """
 
     spec: str
@@ -125,6 +128,7 @@ class FrameSource:
 
     def __init__(self) -> None:
         self.skipped = 0
+        self.dropped = 0
         self._closed = False
 
     def __iter__(self) -> Iterator[Frame]:
@@ -193,6 +197,12 @@ class _Pacer:
         wall0, t0 = self._start
         return time.monotonic() - (wall0 + (t - t0) / self.speed)
 
+    def stale(self, t: float, period: float) -> bool:
+        """Whether the frame at media time ``t`` is stale: the frame ``period`` media seconds
+        after it is already due, so a live camera would hand out that one (its newest) instead
+        and this one would be missed. Never the first frame."""
+        return self._start is not None and self.lag(t) > period / self.speed
+
     def wait(self, t: float) -> None:
         if self._start is None:
             self._start = (time.monotonic(), t)
@@ -209,8 +219,10 @@ class VideoFileSource(FrameSource):
         path: the file.
         realtime: hand frames out at media time (sleeping), as a live camera would.
         speed: media seconds per wall second when ``realtime`` (2.0: twice as fast).
-        drop_late: with ``realtime``, skip (grab without returning) frames the consumer is too
-            late for, as a live camera's consumer would miss them.
+        drop_late: with ``realtime``, skip the frames the consumer is too late for (read but not
+            returned, counted in ``dropped``): a frame whose next one is already due when the
+            consumer asks for a frame, as a live camera's consumer would miss it; media time
+            then keeps up with the wall clock.
         max_bad_frames: unreadable frames in a row (or among the last ``2 * max_bad_frames``
             reads) after which the file is taken as truncated (at least 1).
         capture_factory: makes the capture from the path (tests pass a fake).
@@ -337,8 +349,11 @@ class VideoFileSource(FrameSource):
                 self._good()
                 t = max(self._time(index, msec), self._last_t)
                 if self._pacer is not None:
-                    if self.drop_late and self.fps and self._pacer.lag(t) > 1.0 / self.fps:
-                        continue  # a live consumer would have missed this frame
+                    if self.drop_late and self._pacer.stale(t, 1.0 / (self.fps or DEFAULT_FOLDER_FPS)):
+                        self.dropped += 1  # a live consumer would have missed this frame
+                        self._last_t = t
+                        self._last_msec = msec
+                        continue
                     self._pacer.wait(t)
                 if self.size == (0, 0):
                     self.size = (img.shape[1], img.shape[0])
@@ -373,7 +388,8 @@ class ImageFolderSource(FrameSource):
     Args:
         path: the folder (files ending in one of :data:`IMAGE_EXTENSIONS`), or one image file.
         fps: frames per second the images stand for (default :data:`DEFAULT_FOLDER_FPS`).
-        realtime, speed: as for :class:`VideoFileSource`.
+        realtime, speed, drop_late: as for :class:`VideoFileSource` (a dropped image is not
+            decoded).
 
     Raises:
         SourceError: missing folder, no images in it, or not one of them readable.
@@ -383,7 +399,7 @@ class ImageFolderSource(FrameSource):
     live = False
 
     def __init__(self, path: str | Path, *, fps: float | None = None, realtime: bool = False,
-                 speed: float = 1.0) -> None:
+                 speed: float = 1.0, drop_late: bool = False) -> None:
         super().__init__()
         self.spec = str(path)
         p = Path(path)
@@ -402,6 +418,7 @@ class ImageFolderSource(FrameSource):
         self.files = files
         self.frame_count = len(files)
         self._pacer = _Pacer(speed) if realtime else None
+        self.drop_late = bool(drop_late)
         self._index = 0
         # the frame size is the first readable image's; look ahead without consuming it
         self._first: tuple[int, np.ndarray] | None = None
@@ -438,6 +455,9 @@ class ImageFolderSource(FrameSource):
                     return None
                 i = self._index
                 self._index += 1
+                if self.drop_late and self._pacer is not None and self._pacer.stale(i / self.fps, 1.0 / self.fps):
+                    self.dropped += 1  # a live consumer would have missed this image
+                    continue
                 img = self._read(i)
                 if img is None:
                     continue
@@ -600,7 +620,8 @@ def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed:
             file. None or ``""`` is refused: the caller decides the default.
         realtime: pace a file or folder at media time (sleeping), as if it were live.
         speed: media seconds per wall second with ``realtime``.
-        drop_late: with ``realtime``, skip video frames the consumer is too late for.
+        drop_late: with ``realtime``, skip the frames (or images) the consumer is too late for,
+            as a live camera's consumer misses them (counted in the source's ``dropped``).
         fps: frames per second of a folder of images (default :data:`DEFAULT_FOLDER_FPS`);
             ignored for videos and live sources.
         retries, retry_delay: reopen attempts (count, seconds apart) of a live source.
@@ -618,7 +639,7 @@ def open_source(spec: int | str | Path | None, *, realtime: bool = False, speed:
     if kind == "live":
         return LiveSource(target, retries=retries, retry_delay=retry_delay, capture_factory=capture_factory)
     if kind == "images":
-        return ImageFolderSource(target, fps=fps, realtime=realtime, speed=speed)
+        return ImageFolderSource(target, fps=fps, realtime=realtime, speed=speed, drop_late=drop_late)
     return VideoFileSource(target, realtime=realtime, speed=speed, drop_late=drop_late,
                            max_bad_frames=max_bad_frames, capture_factory=capture_factory)
 
