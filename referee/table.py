@@ -18,7 +18,8 @@ numbers.
 Validation is strict where a mistake would silently change a score: unknown rules keys,
 duplicate names, missing or malformed back colours, two back colours too close to tell
 apart, zones that overlap each other or the shared area (a card there would have two places),
-and polygons without area are refused with a :class:`~nertz.referee.errors.TableError` that
+and polygons without area or too small to hold a card (:data:`MIN_CARD_FRAME_SHARE`,
+:data:`MIN_REGION_PX`) are refused with a :class:`~nertz.referee.errors.TableError` that
 says what to fix.
 """
 
@@ -34,8 +35,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from nertz.referee.errors import TableError
 from nertz.referee.jsonvalues import FiniteNumber, JsonBool, WholeNumber, describe_json, whole_number
 
-__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "MAX_TARGET", "hex_to_lab", "delta_e",
-           "polygon_overlap"]
+__all__ = ["Rules", "Player", "Table", "MIN_BACK_DELTA_E", "MAX_ZONE_OVERLAP", "MAX_TARGET", "MIN_CARD_FRAME_SHARE",
+           "MIN_REGION_PX", "hex_to_lab", "delta_e", "polygon_overlap"]
 
 MIN_BACK_DELTA_E = 12.0
 """The smallest CIE76 colour difference (Delta E*ab) allowed between two players' back
@@ -51,6 +52,18 @@ MAX_TARGET = 1000
 number"; a round scores at most 54 cards plus the bonus, and usually 10 to 30, so a match to
 1000 already lasts some 50 rounds: a larger target is taken for a mistake (``1e9``, a stray
 digit) rather than a match nobody could finish."""
+
+MIN_CARD_FRAME_SHARE = 1 / 1000
+"""The least share of the frame's area (``calibration.frame_size``) one card covers in a view
+the referee can use: the shared area and each zone must cover at least this much, or no card
+fits in them. The smallest face-up card in the first frames of 73 rendered rounds (1280 x 720,
+2026-12-07) covers 1/875 of the frame (1054 square pixels), a typical one 1/270."""
+
+MIN_REGION_PX = 16.0
+"""The least area (square pixels) of the shared area and of each zone of a table file that
+does not say its frame size: a 4 x 4 pixel square. A small floor, as the frames may be small
+(a card covers 1/1000 of a 160 x 120 frame, 19 square pixels, at the least); it refuses a
+region of a pixel or so, a typo or a corner given twice."""
 
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -207,6 +220,7 @@ class Table(BaseModel):
         polygons = dict(self.zones)
         if self.shared_area is not None:
             polygons["shared_area"] = self.shared_area
+        least, least_why = _least_region_area(self.model_extra)
         for label, poly in polygons.items():
             if len(poly) < 3:
                 raise ValueError(f"polygon {label!r} needs at least 3 points, it has {len(poly)}")
@@ -217,6 +231,11 @@ class Table(BaseModel):
                                  "in order around it")
             if _area(poly) <= 0.0:
                 raise ValueError(f"polygon {label!r} has no area (its points lie on one line): redraw it")
+            if _area(poly) < least:
+                around = "the whole shared area" if label == "shared_area" else f"{label}'s whole layout"
+                raise ValueError(f"polygon {label!r} has an area of {_area(poly):.3g} square pixels, too small to hold "
+                                 f"a card ({least_why}): redraw it around {around}, in image pixels (nertz "
+                                 "calibrate writes it)")
         zone_names = list(self.zones)
         pairs = [(a, b) for i, a in enumerate(zone_names) for b in zone_names[i + 1:]]
         if self.shared_area is not None:
@@ -310,6 +329,20 @@ def _placeholder_colour(i: int, n: int) -> str:
 
     r, g, b = colorsys.hsv_to_rgb(i / max(n, 1), 0.7, 0.7)
     return "#{:02x}{:02x}{:02x}".format(int(r * 255), int(g * 255), int(b * 255))
+
+
+def _least_region_area(extra: dict[str, Any] | None) -> tuple[float, str]:
+    """The least area (square pixels) a region of the table may cover, and why (for the
+    message): :data:`MIN_CARD_FRAME_SHARE` of the frame when ``calibration.frame_size`` (in
+    ``extra``, the table's extra keys, checked before) gives its size, else
+    :data:`MIN_REGION_PX`."""
+    cal = (extra or {}).get("calibration")
+    size = cal.get("frame_size") if isinstance(cal, dict) else None
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        w, h = int(size[0]), int(size[1])
+        least = w * h * MIN_CARD_FRAME_SHARE
+        return least, f"a card covers {least:.0f} at the least in the {w}x{h} frames of calibration.frame_size"
+    return MIN_REGION_PX, f"the least a region may cover is {MIN_REGION_PX:g}; a card covers more"
 
 
 def _area(poly: Any) -> float:

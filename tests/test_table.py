@@ -66,6 +66,38 @@ def test_invalid_tables_say_what_to_fix(data, fragment):
     assert fragment in str(exc.value) and str(exc.value).startswith("t.json")
 
 
+def test_a_region_too_small_to_hold_a_card_is_refused():
+    """A shared area of 1 x 1 pixels was accepted: the referee then watched a round in which no
+    card could be played (every score 0), at no word of why. A region smaller than a card at
+    the table's scale (1/1000 of calibration.frame_size's frame), or than 16 square pixels when
+    the table does not say its frame size, is refused, with what to fix."""
+    import json
+    from pathlib import Path
+
+    pixel = [[640, 360], [641, 360], [641, 361], [640, 361]]
+    with pytest.raises(TableError) as exc:
+        Table.from_dict(base(shared_area=pixel), source="t.json")
+    assert str(exc.value) == (
+        "t.json: polygon 'shared_area' has an area of 1 square pixels, too small to hold a card (the least a region "
+        "may cover is 16; a card covers more): redraw it around the whole shared area, in image pixels "
+        "(nertz calibrate writes it)")
+    with pytest.raises(TableError, match="polygon 'red' has an area of 4.5 square pixels.*around red's whole layout"):
+        Table.from_dict(base(zones={"red": [[0, 0], [3, 0], [3, 3]]}))
+    # at the table's scale: a card covers 1/1000 of the frame at the least (922 square pixels at 1280 x 720)
+    cal = {"calibration": {"method": "layouts", "frame_size": [1280, 720]}}
+    with pytest.raises(TableError, match="area of 400 square pixels.*a card covers 922 at the least in the "
+                                         "1280x720 frames of calibration.frame_size"):
+        Table.from_dict(base(shared_area=[[0, 0], [20, 0], [20, 20], [0, 20]], **cal))
+    Table.from_dict(base(shared_area=[[0, 0], [40, 0], [40, 30], [0, 30]], **cal))  # 1200: a card fits
+    Table.from_dict(base(shared_area=[[0, 0], [10, 0], [10, 10]]))  # 50, no frame size: a small frame's card
+    # the project's own table files all load
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(root.glob("datasets/**/table.json"))
+    assert files
+    for f in files:
+        Table.from_dict(json.loads(f.read_text()), source=str(f))
+
+
 def test_a_polygon_in_order_is_not_taken_for_a_crossed_one():
     from nertz.referee.table import _edges_cross
 

@@ -36,9 +36,9 @@ def put_calibration(body: schemas.CalibrationIn, live: Live) -> dict:
     tracked cards were placed (``camera_from_round`` and ``message`` say which).
 
     Refused, nothing stored: 403 from a page of another site; 422 for a name not at the table,
-    a back colour too close to another player's, a polygon of fewer than 3 points, or regions
-    that reach outside the camera's frames (without a camera, outside the frames the table was
-    calibrated on, its ``calibration.frame_size``, where it names them)."""
+    a back colour too close to another player's, a polygon of fewer than 3 points or too small to
+    hold a card, or regions that reach outside the camera's frames (without a camera, outside the
+    frames the table was calibrated on, its ``calibration.frame_size``, where it names them)."""
     with live.lock:
         assert live.table is not None
         data = live.table.to_dict()
