@@ -330,7 +330,7 @@ def test_bench_stops_reading_the_source_at_seconds(monkeypatch):
                 read.append(i)
                 yield SimpleNamespace(index=i, t=i / 30, image=np.full((720, 1280, 3), 90, np.uint8))
 
-    monkeypatch.setattr(sources, "open_source", lambda source: Source())
+    monkeypatch.setattr(sources, "open_source", lambda source, **kw: Source())
     f = bench_pipeline("fake", SAMPLE / "table.json", seconds=0.5)
     assert f["frames"] == 16 and len(read) <= 17
 
@@ -364,6 +364,32 @@ def test_bench_refuses_a_table_made_for_frames_of_another_size(clip, tmp_path):
 def test_bench_refuses_seconds_that_are_not_positive(seconds):
     r = nertz("bench", "--seconds", seconds)
     assert r.returncode == 2 and r.stderr.startswith(f"error: --seconds {seconds}") and r.stdout == ""
+
+
+def test_bench_times_a_folder_of_images_by_fps_and_refuses_it_for_a_video(tmp_path, clip):
+    """nertz bench had no --fps: a folder of images was timed at 30 fps (its media time, the
+    realtime ratio and --seconds wrong for any other rate), where referee and calibrate take
+    --fps. It takes it as they do, and refuses it for a video, as referee does."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cap = cv2.VideoCapture(str(clip))
+    for i in range(6):
+        ok, frame = cap.read()
+        assert ok
+        cv2.imwrite(str(folder / f"f{i}.png"), frame)
+    cap.release()
+    r = nertz("bench", "--source", str(folder), "--table", str(SAMPLE / "table.json"), "--fps", "10", "--json")
+    assert r.returncode == 0, r.stderr
+    f = json.loads(r.stdout.strip().splitlines()[-1])
+    assert f["frames"] == 6 and f["media_s"] == 0.5 and "taken as 30 frames" not in r.stderr
+    r = nertz("bench", "--source", str(folder), "--table", str(SAMPLE / "table.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1])["media_s"] == 0.17
+    assert "a folder of images, taken as 30 frames a second" in r.stderr and "--fps" in r.stderr
+    for args in (["--source", str(clip), "--table", str(SAMPLE / "table.json")], []):
+        r = nertz("bench", *args, "--fps", "10")
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr.startswith("error: --fps 10: only a folder of images (or an image) is timed by it; ")
 
 
 def test_bench_reports_a_missing_source_before_asking_for_a_table():

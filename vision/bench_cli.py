@@ -25,11 +25,13 @@ from nertz.referee.errors import NertzError
 __all__ = ["bench_command", "bench_pipeline", "latency_line"]
 
 
-def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | None = None) -> dict[str, Any]:
+def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | None = None,
+                   fps: float | None = None) -> dict[str, Any]:
     """Run the pipeline on ``source`` (a video file or folder) and return the figures.
 
     Args:
         seconds: stop after this much media time (None: the whole source).
+        fps: frames per second of a folder of images (image i at i / fps seconds; None: 30).
 
     Raises:
         NertzError: the source or table cannot be read, or the table was made for frames of
@@ -44,7 +46,7 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
     tbl = read_table(table)
     load_before = os.getloadavg()[0]
     observer = referee_observer(tbl)
-    with open_source(source) as src:
+    with open_source(source, fps=fps) as src:
         # a table made for another camera or resolution is refused, as nertz referee refuses it:
         # its zones would be elsewhere in these frames, and the figures those of no real round
         misfit = table_misfit(tbl, src.size)
@@ -62,10 +64,13 @@ def bench_pipeline(source: Any, table: Path, stride: int = 3, seconds: float | N
 
 
 def bench_command(
-    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Video file. Default: the bundled sample round.")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", "-s", help="Video file or folder of images. Default: the bundled sample round.")] = None,
     table: Annotated[Optional[Path], typer.Option("--table", "-t", help="Its table file.")] = None,
     stride: Annotated[int, typer.Option("--stride", min=1, max=30, help="Look at every N-th frame.")] = 3,
     seconds: Annotated[Optional[float], typer.Option("--seconds", help="Only the first S seconds of media.")] = None,
+    fps: Annotated[Optional[float], typer.Option(
+        "--fps", min=0.001, help="Frames per second of a folder of images (image i is at i / FPS seconds, for "
+                                 "--seconds and the media time). Default: 30.")] = None,
     recognizer: Annotated[bool, typer.Option("--recognizer", help="Also time the recogniser alone on rendered frames.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -75,6 +80,17 @@ def bench_command(
     try:
         if seconds is not None and not seconds > 0:  # (also NaN)
             raise NertzError(f"--seconds {seconds:g}: give a positive number of seconds of media")
+        if fps is not None or source is not None:  # as nertz referee: --fps times a folder of images only
+            from .sources import source_kind
+
+            folder = source is not None and source_kind(source) == "images"
+            if fps is not None and not folder:
+                what = "a video file or camera" if source is not None else "the sample round"
+                raise NertzError(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; {what} gives "
+                                 "its own frame rate")
+            if folder and fps is None:
+                typer.echo(f"{source}: a folder of images, taken as 30 frames a second (image i at i / 30 s); "
+                           "give --fps for another rate", err=True)
         if source is None:
             source, table = str(sample_path("clip.mp4")), table or sample_path("table.json")
         if table is None:
@@ -82,7 +98,7 @@ def bench_command(
 
             check_source(source)  # a mistyped source is the first thing to say (as nertz referee does)
             raise NertzError("a table file is needed (--table T.json)")
-        figures = bench_pipeline(source, table, stride, seconds)
+        figures = bench_pipeline(source, table, stride, seconds, fps)
         if recognizer:
             from .bench import main as recognizer_bench
 
