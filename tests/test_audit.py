@@ -447,6 +447,20 @@ def test_a_photo_in_which_the_card_detector_finds_no_back_is_refused(scenes):
         check_face_down(grain, table, fake)
 
 
+def test_a_photo_too_small_for_the_card_detector_is_refused_as_too_small():
+    # a 320x180 photo of a round's end (cards about 9 px wide): the card detector finds no
+    # back in it, and the refusal said "not a photo of the round's end" (a tester's report of
+    # 2026-12-07); it says the photo is too small, and what size it must have
+    from nertz.referee.table import Table
+    from nertz.vision.audit import check_face_down
+
+    sc = make_audit_scene(2, **{**SMALL, "resolution": (320, 180)})
+    table = Table.from_dict(sc.table)
+    with pytest.raises(AuditError, match="320x180 pixels.*too small.*640 pixels") as e:
+        check_face_down(sc.frame, table, audit(sc.frame, table))
+    assert "not a photo of the round's end" not in str(e.value)
+
+
 def _wedge(pivot: np.ndarray, radius: float, deg: float, long: float = 30.0, short: float = 8.0) -> np.ndarray:
     """A thin box whose centre lies ``radius`` pixels from ``pivot`` at ``deg`` degrees, its long
     side along the radius (a fan wedge's found box)."""

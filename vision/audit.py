@@ -1658,6 +1658,14 @@ found (:func:`check_face_down`). Rendered audit scenes 10900-10939 (2026-12-07):
 (face-up cards on wood or felt, noise) have none over 0.15."""
 
 
+DETECTOR_SIDE = 640
+"""The card detector's input size, pixels on the longer side (``CardRecognizer``'s default
+``imgsz``): a photo smaller than that is enlarged for it, its cards blurred, and one in which
+it then finds no face-down card is refused as too small (:func:`check_face_down`), not as a
+photo of something else (rendered audit photos at 320 x 180, cards about 9 px wide: none
+found in some; at 640 x 360, cards about 18 px wide: found)."""
+
+
 def _detector_counts(image: np.ndarray | Sequence[np.ndarray], table: Table, conf: float) -> tuple[int, int]:
     """The shipped card detector's (``models/cards_obb.onnx``, detection only) face-up cards
     with at least ``conf`` confidence whose centre lies in the table's shared area (the whole
@@ -1712,7 +1720,8 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
     """Refuse a photo that is no end-of-round back count: one in which the shipped card detector
     finds no face-down card at all (a photo of something else: the audit's colour reading then
     counts table grain, card art or noise as backs; four face-up kings on a wooden table were
-    counted 23 red backs), or with more face-up cards in the shared area
+    counted 23 red backs; when the photo is under :data:`DETECTOR_SIDE` pixels on its longer
+    side, the refusal says it is too small instead), or with more face-up cards in the shared area
     (:func:`face_up_in_shared_area`) than 5 and than the backs counted there. Each count is
     the median over the frames of a video. Then a greyscale photo (or a frame of a video:
     :func:`nertz.vision.detect.is_greyscale`) is refused: the backs' colours, which say whose
@@ -1724,6 +1733,12 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
     """
     faces, found = _detector_counts(image, table, 0.5)
     backs = sum(res.counts.values()) + res.unknown
+    frames = [image] if isinstance(image, np.ndarray) else list(image)
+    if found == 0 and frames and max(frames[0].shape[:2]) < DETECTOR_SIDE:
+        h, w = frames[0].shape[:2]
+        raise AuditError(f"the photo is only {w}x{h} pixels, too small for the card detector, which finds no "
+                         f"face-down card in it: take it at least {DETECTOR_SIDE} pixels on its longer side "
+                         "(1920x1080 is the size the audit is made for), with the table's cards filling the view")
     if found == 0:
         raise AuditError("the card detector finds no face-down card in the photo: not a photo of the round's end "
                          "(take it after the call, with the foundations turned face down and spread, and each "
@@ -1734,7 +1749,6 @@ def check_face_down(image: np.ndarray | Sequence[np.ndarray], table: Table, res:
                          "foundations turned face down and spread)")
     from .detect import is_greyscale
 
-    frames = [image] if isinstance(image, np.ndarray) else list(image)
     if any(is_greyscale(f) for f in frames):
         raise AuditError("the photo is greyscale: the backs' colours, which say whose card each is, cannot be "
                          "told apart in it (take a colour photo, or give the counts by hand)")
