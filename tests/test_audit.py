@@ -461,6 +461,22 @@ def test_a_photo_too_small_for_the_card_detector_is_refused_as_too_small():
     assert "not a photo of the round's end" not in str(e.value)
 
 
+def test_a_table_without_a_shared_area_is_refused(scenes, tmp_path):
+    # a scoring-only table (datasets/examples/club-night/table.json: players and rules, no
+    # regions) counted every back in the photo, the players' Nertz cards too, as foundations,
+    # with no warning (a tester's report of 2026-12-07: red 67); it is refused, saying what to add
+    sc = scenes[2]
+    bare = {k: v for k, v in sc.table.items() if k not in ("shared_area", "zones")}
+    with pytest.raises(AuditError, match="no shared area.*nertz calibrate"):
+        audit(sc.frame, bare)
+    img, tab = tmp_path / "end.png", tmp_path / "table.json"
+    cv2.imwrite(str(img), sc.frame)
+    tab.write_text(json.dumps(bare))
+    r = CliRunner().invoke(_cli(), [str(img), "--table", str(tab), "--json"])
+    assert r.exit_code == 2 and "error:" in r.output and "nertz calibrate" in r.output, r.output
+    assert '"type": "audit"' not in r.output
+
+
 def _wedge(pivot: np.ndarray, radius: float, deg: float, long: float = 30.0, short: float = 8.0) -> np.ndarray:
     """A thin box whose centre lies ``radius`` pixels from ``pivot`` at ``deg`` degrees, its long
     side along the radius (a fan wedge's found box)."""

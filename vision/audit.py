@@ -1424,8 +1424,8 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
     Args:
         image: ``(H, W, 3) uint8`` BGR (any size; 1920 x 1080 is the intended one).
         table: a :class:`~nertz.referee.table.Table` or table-file dict (players' back
-            colours; ``shared_area`` and ``zones`` in image pixels, optional: without zones
-            every card counts for the shared area; scaled to the photo when the file was
+            colours; ``shared_area`` and ``zones`` in image pixels, ``zones`` optional: without
+            zones every card counts for the shared area; scaled to the photo when the file was
             calibrated on frames of another size, :func:`fit_table`).
         method: one of :data:`METHODS` (default ``auto``).
         detector: a :class:`~nertz.vision.audit_strips.StripDetector` to use instead of the
@@ -1435,13 +1435,19 @@ def audit(image: np.ndarray, table: Table | dict, method: str = "auto",
         an :class:`AuditResult`.
 
     Raises:
-        AuditError: a bad image, no face-down card of any registered back in it, an unknown
-            method, a learned method without the model, or a photo of another shape than
+        AuditError: a table with no shared area (a scoring-only table file: every back in the
+            photo, the players' Nertz cards too, would count as foundations), a bad image, no
+            face-down card of any registered back in it, an unknown method, a learned method without the model, or a photo of another shape than
             the frames the table was calibrated on (:func:`fit_table`).
         nertz.referee.errors.TableError: a table dict that does not validate.
         nertz.vision.detect.ModelError: the strip detector's file is broken.
     """
     t = table if isinstance(table, Table) else Table.from_dict(table)
+    if t.shared_area is None:
+        raise AuditError("the table file has no shared area: the audit counts the foundations' backs in it "
+                         "(without it every back in the photo, the players' Nertz cards too, would count as "
+                         "foundations); add \"shared_area\" and each player's \"zones\" (nertz calibrate "
+                         "--source S --out table.json writes them, as does the web page's camera tab)")
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise AuditError("the image must be (H, W, 3) uint8 BGR")
     h, w = image.shape[:2]

@@ -101,7 +101,8 @@ async def audit_photo(
 
     Refused: 415 another content type; 413 a body over the size limit; 422 a body that is
     not a JPEG or PNG (or damaged, or too small or too large in pixels), a photo in which no
-    registered back is found; 409 as ``POST /api/round/audit``. Nothing is stored then."""
+    registered back is found, a table with no shared area; 409 as ``POST /api/round/audit``.
+    Nothing is stored then."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype not in PHOTO_TYPES:
         raise HTTPException(status_code=415, detail=f"send the photo as {' or '.join(PHOTO_TYPES)}, "
