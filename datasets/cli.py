@@ -148,7 +148,7 @@ def round_(
     nertz_pile: Annotated[int, typer.Option("--nertz-pile", min=11, max=13, help="Nertz pile size.")] = 13,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Render processes (default: the CPU count).")] = None,
     codec: Annotated[str, typer.Option(help="mp4v (OpenCV) or h264 (PyAV libx264: about a tenth the size; pip install av).")] = "mp4v",
-    crf: Annotated[int, typer.Option(min=0, max=51, help="x264 constant rate factor for --codec h264 (lower: better, larger).")] = 28,
+    crf: Annotated[Optional[int], typer.Option(min=0, max=51, help="x264 constant rate factor for --codec h264, 0..51 (lower: better, larger; default 28). Refused with mp4v, which has none.")] = None,
     design: Annotated[Optional[str], typer.Option(help="Card design from the art cache, or 'placeholder'. Default: drawn from the seed.")] = None,
     tilt: Annotated[Optional[float], typer.Option(min=0.0, max=60.0, help="Camera tilt off vertical, degrees. Default: drawn (0..35).")] = None,
     scene_seed: Annotated[Optional[int], typer.Option("--scene-seed", min=0, help="Seed of the table, camera, light and art (default: --seed).")] = None,
@@ -164,6 +164,9 @@ def round_(
 
     if codec not in CODECS:
         _fail(f"unknown codec {codec!r}; choose from {', '.join(CODECS)}")
+    if crf is not None and codec != "h264":  # OpenCV's mp4v has no rate factor: --crf was ignored
+        _fail(f"--crf is x264's rate factor: it needs --codec h264 (--codec {codec} has no such setting; "
+              "leave --crf out, or add --codec h264)")
     try:
         size = parse_resolution(resolution)
     except ValueError as exc:
@@ -228,7 +231,7 @@ def round_(
     try:
         with _Bar("rendering", quiet) as bar:
             report = render_round(sim, out, resolution=size, fps=fps, workers=workers,
-                                  scene_seed=seed if scene_seed is None else scene_seed, codec=codec, crf=crf,
+                                  scene_seed=seed if scene_seed is None else scene_seed, codec=codec, crf=28 if crf is None else crf,
                                   tail=tail, labels=labels, gzip_labels=gzip_labels, scene_options=options, progress=bar,
                                   meta={"cli_seed": seed, "command": command})
     except OSError as exc:

@@ -145,6 +145,8 @@ def test_same_seed_same_round_and_frames_serial_or_parallel(tiny_round: Path, tm
     (["--resolution", "big"], "resolution must be WIDTHxHEIGHT"),
     (["--resolution", "63x35"], "at least 64x36"),
     (["--codec", "divx"], "unknown codec"),
+    ([*TINY, "--codec", "mp4v", "--crf", "18"], "--crf is x264's rate factor: it needs --codec h264"),  # was ignored
+    ([*TINY, "--crf", "28"], "--crf is x264's rate factor: it needs --codec h264"),  # (mp4v is the default codec)
     (["--min-seconds", "90", "--max-seconds", "60"], "must be >= 0 and below"),
     (["--min-seconds", "nan"], "--min-seconds must be a number of seconds, got nan"),  # was "speed must be positive"
     (["--max-duration", "nan", "--resolution", "160x90"], "--max-duration must be a number"),  # was ignored
