@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -76,6 +77,9 @@ OPTIONS = {
                                 "detector_share"),
 }
 """The ``**options`` each kind of set takes (:func:`write_dataset`); others are refused."""
+WHOLE_OPTIONS = ("val_every", "frames_per_scene", "crops_per_frame", "cards_per_frame", "imgsz", "crop")
+"""The options that are counts or sizes in pixels: a value that is not a whole number (``2.5``,
+``true``, ``"3"``) is refused (:func:`write_dataset`)."""
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -966,7 +970,7 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     Raises:
         ValueError: unknown ``kind``, an option the kind does not take, ``images`` < 1,
             ``workers`` < 1, ``val_every``, ``frames_per_scene``, ``crops_per_frame`` or
-            ``cards_per_frame`` < 1, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
+            ``cards_per_frame`` not a whole number (:data:`WHOLE_OPTIONS`) or < 1, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
             outside 0..1, ``max_visible`` without ``detector_quads``, or a ``detector_quads``
             that names no file; nothing is written then.
     """
@@ -980,6 +984,10 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         raise ValueError(f"images must be at least 1, got {images}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
+    for key in WHOLE_OPTIONS:  # int() would truncate 2.5 to 2 (and take true for 1), silently
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+            raise ValueError(f"{key} must be a whole number, got {value!r}")
     if options.get("max_visible") is not None and not options.get("detector_quads"):
         raise ValueError("max_visible (partly covered cards) needs detector_quads: covered cards are taken "
                          "as a detector boxes them")

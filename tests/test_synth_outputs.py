@@ -243,12 +243,18 @@ def test_dataset_rejects_a_malformed_option(tmp_path: Path) -> None:
     (["--kind", "card", "-x", "crops_per_frame=2"], "unknown --option key crops_per_frame for --kind card"),
     (["--kind", "boxes"], "unknown --kind 'boxes'"),
     (["-x", "val_every=0"], "val_every must be at least 1"),
+    # a count that is not a whole number was truncated (2.5 -> 2), silently, until 2026-12-07
+    (["-x", "frames_per_scene=2.5"], "frames_per_scene must be a whole number, got 2.5"),
+    (["-x", "crops_per_frame=true"], "crops_per_frame must be a whole number, got True"),
+    (["--kind", "classify", "-x", "cards_per_frame=1.5"], "cards_per_frame must be a whole number"),
+    (["-x", "val_every=\"3\""], "val_every must be a whole number, got '3'"),
 ])
 def test_dataset_refuses_options_it_would_ignore(tmp_path: Path, args: list[str], message: str) -> None:
-    res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--images", "2", *args)
+    res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--images", "2", "--workers", "1",
+                "-x", "resolution=[320,180]", *args)
     assert res.returncode == 2 and message in res.stderr, res.stderr
     assert "Traceback" not in res.stderr and res.stdout == ""
-    assert not (tmp_path / "d" / "images").exists() or not any((tmp_path / "d" / "images").rglob("*.jpg"))
+    assert not (tmp_path / "d").exists()  # refused before any folder is made
 
 
 def test_dataset_writes_the_images_asked_for_in_train_and_val(tmp_path: Path) -> None:
