@@ -362,7 +362,7 @@ def real_obb(
     photos: Annotated[Path, typer.Option(help="Folder of real photos (edje_tf_cards/train; never an evaluation-only set).")],
     labels: Annotated[Path, typer.Option(help="Their boxes: {\"images\": [{\"image\", \"boxes\": [{xmin, ymin, xmax, ymax}]}]}.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created).")],
-    detector: Annotated[Optional[Path], typer.Option(help="Oriented-box detector (ONNX) whose quads turn the boxes. Default: the shipped models/cards_obb.onnx.")] = None,
+    detector: Annotated[Optional[Path], typer.Option(help="Oriented-box detector (ONNX) whose quads turn the boxes. Default: the shipped models/cards_obb.onnx; an axis-aligned one (cards_det.onnx) is refused.")] = None,
     imgsz: Annotated[int, typer.Option(min=64, help="Longer side of the written photos, pixels (the detector's inference size for them).")] = 320,
     holdout_every: Annotated[int, typer.Option(min=2, help="Every n-th photo (by name) goes to val only.")] = 4,
     copies: Annotated[int, typer.Option(min=1, help="Times each training photo is written.")] = 4,

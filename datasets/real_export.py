@@ -81,7 +81,8 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         folder: the photos. labels_json: ``{"images": [{"image", "boxes": [{"xmin", "ymin",
             "xmax", "ymax", ...}]}]}`` (``edje_tf_cards/train_labels.json``).
         out: the set's folder (created).
-        detector: the oriented-box detector ONNX whose face quads turn the VOC boxes.
+        detector: the oriented-box detector ONNX whose face quads turn the VOC boxes
+            (``models/cards_obb.onnx``; an axis-aligned one is refused).
         imgsz: longer side of the written photos, pixels (the detector's inference size for
             such photos).
         holdout_every: every n-th photo goes to ``val`` (:func:`holdout_names`).
@@ -102,10 +103,10 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
     Raises:
         FileNotFoundError: a photo of the labels file is missing (nothing is written).
         FileExistsError: ``out`` already holds images or labels. ValueError: ``copies`` < 1,
-        ``paste``, ``words`` or ``seed`` < 0, or ``words`` without ``paste``. ArtMissingError: ``paste``
-        without the card art.
+        ``paste``, ``words`` or ``seed`` < 0, ``words`` without ``paste``, or a ``detector``
+        that is not an oriented-box model. ArtMissingError: ``paste`` without the card art.
     """
-    from nertz.vision.detect import CardRecognizer, load_image
+    from nertz.vision.detect import OBB_ONNX, CardRecognizer, load_image
 
     if copies < 1:
         raise ValueError(f"copies must be at least 1, got {copies}")
@@ -130,6 +131,9 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
             # split setting in the other's train split): never mix two sets
             raise FileExistsError(f"{Path(out) / sub} already holds a set: write to a new folder or remove it")
     rec = CardRecognizer(detector=detector, classifier=None, identifier=None, strips=None, imgsz=imgsz)
+    if not rec.obb:  # an axis-aligned detector's quads are its boxes: every VOC box would stay a rectangle
+        raise ValueError(f"{detector}: not an oriented-box detector (an axis-aligned one, such as cards_det.onnx, "
+                         f"gives plain rectangles): give the oriented-box one, {OBB_ONNX} (the default)")
     held = set(holdout_names(labels_json, holdout_every))
     for split in ("train", "val"):
         (Path(out) / "images" / split).mkdir(parents=True, exist_ok=True)

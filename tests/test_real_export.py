@@ -154,3 +154,34 @@ def test_the_cli_names_a_photos_file_or_a_labels_folder(tmp_path):
     r = run("labels.json", "labels.json")
     assert r.exit_code == 2 and "--photos" in r.output and "a file, not the folder" in r.output, r.output
     assert not (tmp_path / "set").exists()
+
+
+def _two_photos(folder, names=("a.jpg", "b.jpg")):
+    """Photos of one white card on grey, and their labels file."""
+    img = np.full((240, 180, 3), 90, np.uint8)
+    cv2.rectangle(img, (50, 75), (110, 160), (255, 255, 255), -1)
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        cv2.imwrite(str(folder / name), img)
+    labels = folder.parent / "labels.json"
+    labels.write_text(json.dumps({"images": [{"image": n, "boxes": [{"xmin": 50, "ymin": 75, "xmax": 110, "ymax": 160}]}
+                                             for n in names]}))
+    return labels
+
+
+@pytest.mark.skipif(not (OBB_ONNX.parent / "cards_det.onnx").is_file(), reason="axis-aligned detector not shipped")
+def test_an_axis_aligned_detector_is_refused(tmp_path):
+    """``--detector models/cards_det.onnx`` (the axis-aligned detector) was accepted, and its
+    boxes turned the VOC boxes into plain rectangles: refused, naming the oriented-box model."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    labels = _two_photos(tmp_path / "photos")
+    with pytest.raises(ValueError, match="not an oriented-box detector.*cards_obb.onnx"):
+        write_voc_obb_set(tmp_path / "photos", labels, tmp_path / "set", OBB_ONNX.parent / "cards_det.onnx")
+    r = CliRunner().invoke(app, ["synth", "real-obb", "--photos", str(tmp_path / "photos"), "--labels", str(labels),
+                                 "--out", str(tmp_path / "set"), "--detector", str(OBB_ONNX.parent / "cards_det.onnx")])
+    assert r.exit_code == 2 and "error:" in r.output and "cards_obb.onnx" in r.output, r.output
+    assert not (tmp_path / "set").exists()  # nothing written
+
