@@ -26,7 +26,11 @@ Only ``edje_tf_cards/train`` may be used here: ``edje_tf_cards/test`` and
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -75,7 +79,10 @@ def voc_obb_quads(voc_boxes: np.ndarray, face_quads: np.ndarray, min_iou: float 
 def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path, imgsz: int = 320,
                       holdout_every: int = 4, copies: int = 4, min_iou: float = 0.7, paste: int = 0,
                       seed: int = 0, words: int = 0) -> dict:
-    """Write the OBB set (``out/images/{train,val}``, ``out/labels/{train,val}``).
+    """Write the OBB set (``out/images/{train,val}``, ``out/labels/{train,val}``). It is
+    written into a temporary folder in ``out`` and moved into place at the end: a failure
+    partway (an unreadable photo, Ctrl-C) leaves no half-written set (other files in ``out``
+    stay as they were).
 
     Args:
         folder: the photos. labels_json: ``{"images": [{"image", "boxes": [{"xmin", "ymin",
@@ -105,8 +112,10 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         FileExistsError: ``out`` already holds images or labels. ValueError: ``copies`` < 1,
         ``paste``, ``words`` or ``seed`` < 0, ``words`` without ``paste``, or a ``detector``
         that is not an oriented-box model. ArtMissingError: ``paste`` without the card art.
+        nertz.vision.detect.ImageError: a photo that cannot be read (nothing of the set is
+        left then).
     """
-    from nertz.vision.detect import OBB_ONNX, CardRecognizer, load_image
+    from nertz.vision.detect import OBB_ONNX, CardRecognizer
 
     if copies < 1:
         raise ValueError(f"copies must be at least 1, got {copies}")
@@ -118,7 +127,7 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         raise ValueError(f"seed must be at least 0, got {seed}")
     source = None
     if paste:
-        from .composite import CardSource, paste_cards
+        from .composite import CardSource
 
         source = CardSource()
     entries = sorted(json.loads(Path(labels_json).read_text())["images"], key=lambda e: e["image"])
@@ -126,7 +135,7 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         if not (Path(folder) / e["image"]).is_file():
             raise FileNotFoundError(f"{Path(folder) / e['image']}: photo of {labels_json} not found")
     for sub in ("images", "labels"):
-        if (Path(out) / sub).is_dir() and any((Path(out) / sub).rglob("*.*")):
+        if (Path(out) / sub).is_dir() and any(p.is_file() for p in (Path(out) / sub).rglob("*")):
             # an earlier set's files would stay beside the new ones (a held-out photo of one
             # split setting in the other's train split): never mix two sets
             raise FileExistsError(f"{Path(out) / sub} already holds a set: write to a new folder or remove it")
@@ -135,6 +144,46 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         raise ValueError(f"{detector}: not an oriented-box detector (an axis-aligned one, such as cards_det.onnx, "
                          f"gives plain rectangles): give the oriented-box one, {OBB_ONNX} (the default)")
     held = set(holdout_names(labels_json, holdout_every))
+    final, made = Path(out), not Path(out).exists()
+    final.mkdir(parents=True, exist_ok=True)
+    out = Path(tempfile.mkdtemp(prefix=".real-obb-", suffix=".partial", dir=final))
+    moved: list[Path] = []
+    try:
+        stats = _write_photos(entries, Path(folder), out, rec, held, imgsz, copies, min_iou, source, seed, paste,
+                              words)
+        for sub in ("images", "labels"):
+            dest = final / sub
+            if dest.is_dir():  # no file in it (checked above): empty split folders only
+                for d in sorted(dest.rglob("*"), reverse=True):
+                    d.rmdir()
+                dest.rmdir()
+            os.replace(out / sub, dest)
+            moved.append(dest)
+    except BaseException:
+        for dest in moved:
+            shutil.rmtree(dest, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
+        if made:
+            try:
+                final.rmdir()  # (only when empty: nothing of the user's is removed)
+            except OSError:
+                pass
+        raise
+    out.rmdir()
+    return stats
+
+
+def _write_photos(entries: list, folder: Path, out: Path, rec: Any, held: set, imgsz: int, copies: int,
+                  min_iou: float, source: Any, seed: int, paste: int, words: int) -> dict:
+    """Write the photos and labels of :func:`write_voc_obb_set` into ``out`` (the temporary
+    folder); its stats.
+
+    Raises:
+        nertz.vision.detect.ImageError: a photo that cannot be read.
+    """
+    from nertz.vision.detect import load_image
+
+    from .composite import paste_cards
     for split in ("train", "val"):
         (Path(out) / "images" / split).mkdir(parents=True, exist_ok=True)
         (Path(out) / "labels" / split).mkdir(parents=True, exist_ok=True)

@@ -185,3 +185,28 @@ def test_an_axis_aligned_detector_is_refused(tmp_path):
     assert r.exit_code == 2 and "error:" in r.output and "cards_obb.onnx" in r.output, r.output
     assert not (tmp_path / "set").exists()  # nothing written
 
+
+@pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
+def test_a_failure_partway_leaves_no_half_written_set(tmp_path):
+    """An unreadable photo among the photos failed after the first ones were written: the half
+    set left in OUT made the next run refuse it ("already holds a set"). Now nothing of the set
+    is left (other files in OUT stay), and the next run writes it."""
+    from nertz.vision.detect import ImageError
+
+    labels = _two_photos(tmp_path / "photos", ("a.jpg", "b.jpg", "c.jpg"))
+    (tmp_path / "photos" / "c.jpg").write_bytes(b"not a photo")  # read after a and b are written
+    out = tmp_path / "set"
+    for before in (False, True):  # a new folder; an existing one with a note of the user's
+        if before:
+            out.mkdir()
+            (out / "NOTES.md").write_text("mine\n")
+        with pytest.raises(ImageError):
+            write_voc_obb_set(tmp_path / "photos", labels, out, OBB_ONNX, imgsz=160, holdout_every=2, copies=1)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.json", "photos"] + (["set"] if before else [])
+        if before:
+            assert [p.name for p in out.iterdir()] == ["NOTES.md"]
+    _two_photos(tmp_path / "photos", ("a.jpg", "b.jpg", "c.jpg"))
+    stats = write_voc_obb_set(tmp_path / "photos", labels, out, OBB_ONNX, imgsz=160, holdout_every=2, copies=1)
+    assert stats["train"] + stats["val"] == 3
+    assert sorted(p.name for p in out.iterdir()) == ["NOTES.md", "images", "labels"]
+    assert len(list((out / "images").rglob("*.jpg"))) == len(list((out / "labels").rglob("*.txt"))) == 3
