@@ -32,10 +32,14 @@ class Stream:
 
     Doubtful plays are reported at once unless ``doubt_hold`` is given (it replaces the one of
     ``settings``): most streams here end just after the play they are about, and the hold has
-    tests of its own."""
+    tests of its own. Likewise ``min_round_trip`` is off unless given: the streams here bring a
+    collision's loser back to its zone 0.5 s after it was last seen there, faster than a hand
+    can, to keep them short (the setting has tests of its own)."""
 
-    def __init__(self, settings: TrackerSettings | None = None, arrival=None, doubt_hold: float = 0.0) -> None:
-        settings = dataclasses.replace(settings or TrackerSettings(), doubt_hold=doubt_hold)
+    def __init__(self, settings: TrackerSettings | None = None, arrival=None, doubt_hold: float = 0.0,
+                 min_round_trip: float | None = None) -> None:
+        settings = dataclasses.replace(settings or TrackerSettings(), doubt_hold=doubt_hold,
+                                       min_round_trip=min_round_trip)
         self.tracker = RoundTracker(TABLE, settings, arrival=arrival)
         self.frame = 0
         self.events: list[dict] = []
@@ -253,6 +257,23 @@ def test_a_copy_coming_back_to_its_zone_after_another_players_copy_landed_was_th
     got = [(e["type"], e["player"], e["card"], e["pile"]) for e in s.events]
     assert got == [("play", "red", "AH", 1), ("play", "blue", "AH", 1), ("take_back", "blue", "AH", 1)]
     assert s.events[1]["t"] > s.events[0]["t"] + TABLE.rules.tie_window
+
+
+@pytest.mark.parametrize("unseen_looks, loser", [(3, False), (15, True)])
+def test_a_copy_back_in_its_zone_too_soon_to_have_gone_to_the_pile_and_back_was_no_loser(unseen_looks, loser):
+    # r9384's purple 4H (session 71): read in its zone through another player's landing, lost
+    # for a few looks under a passing hand, read again 0.4 s after it was last seen: going to
+    # a foundation and back is two reaches and a reaction, so it never left (it was "played
+    # and taken back" before); gone 1.6 s, it may have made the trip
+    s = Stream(min_round_trip=0.6)
+    blue_ah = ("AH", card(100, 300))
+    s.repeat(3, RED_AH, blue_ah)
+    s.repeat(3, blue_ah)                                    # red's ace leaves ...
+    s.repeat(3, ("AH", card(500, 300)), blue_ah)            # ... and lands; blue's still lies in its zone
+    s.repeat(unseen_looks, ("AH", card(500, 300)))          # blue's unseen ...
+    s.repeat(3, ("AH", card(500, 300)), blue_ah)            # ... and seen again
+    got = [(e["type"], e["player"]) for e in s.events]
+    assert got == ([("play", "red"), ("play", "blue"), ("take_back", "blue")] if loser else [("play", "red")])
 
 
 @pytest.mark.parametrize("blue_hand_came, loser_hand, loser", [(True, True, True), (False, True, False),

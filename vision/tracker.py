@@ -564,6 +564,18 @@ class TrackerSettings:
             perfect eyes 9 -> 4 (8 -> 3); no play, collision or point changed otherwise.
             Held out: 9274-9279 extra plays 10 -> 9 (models), 4 -> 3 (perfect eyes);
             9280-9285 14 -> 12 (models). None turns it off.
+        min_round_trip: a copy back in its zone that was last seen there less than this many
+            seconds before it was seen back makes no collision's loser (a second copy played
+            and taken back, :meth:`RoundTracker._taken_back`): going to a foundation, seeing
+            the other copy there first and bringing the card back is two reaches and a
+            reaction (``datasets/bots.py``: each reach 0.5-0.7 s over the 250-550 mm to the
+            foundations at speed 1, the reaction 0.8 s median; a person's are alike), so such
+            a copy was read off and on where it lay, under a passing hand, while another
+            player's copy landed. Found on held-out rounds (session 71): of the second
+            copies that path inferred on 41 rendered rounds, the three phantoms (r9384's
+            purple 4H, r9388's yellow 5D, r9409's yellow 4C: "take back your card" rulings for
+            cards that never left) had come back 0.3-0.4 s after last seen, the true losers
+            1.6-2.2 s. Seconds; None turns it off.
         seen_after_landing: a zone's copy last seen there more than this many seconds after
             the landing is taken for the owner only after the copies that had left by then
             (:meth:`RoundTracker._by_vanished`): a card still in a zone after it landed is not
@@ -870,6 +882,7 @@ class TrackerSettings:
     flicker: int = 3
     flicker_window: float = 10.0
     left_before_landing: float | None = 0.05
+    min_round_trip: float | None = 0.6
     seen_after_landing: float | None = 0.15
     carry_min: float | None = 0.2
     glimpse_keeps: float | None = 0.5
@@ -2409,6 +2422,9 @@ class RoundTracker:
                 if (st.left_before_landing is not None and t2 is not None and not moved
                         and left_t is not None and left_t > t2 - st.left_before_landing):
                     continue  # never seen carried, and still in its zone when the second copy landed
+                if (st.min_round_trip is not None and t_play is not None and left_t is not None
+                        and back_t - left_t < st.min_round_trip):
+                    continue  # back too soon after it was last seen there to have gone to the pile and back
                 ev["_answered"] = True
                 if t_play is not None:
                     out.append({"t": t_play, "type": "play", "player": name, "card": label, "pile": ev["pile"],
