@@ -80,17 +80,11 @@ def bench_command(
     try:
         if seconds is not None and not seconds > 0:  # (also NaN)
             raise NertzError(f"--seconds {seconds:g}: give a positive number of seconds of media")
-        if fps is not None or source is not None:  # as nertz referee: --fps times a folder of images only
-            from .sources import source_kind
+        from .sources import folder_fps_note
 
-            folder = source is not None and source_kind(source) == "images"
-            if fps is not None and not folder:
-                what = "a video file or camera" if source is not None else "the sample round"
-                raise NertzError(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; {what} gives "
-                                 "its own frame rate")
-            if folder and fps is None:
-                typer.echo(f"{source}: a folder of images, taken as 30 frames a second (image i at i / 30 s); "
-                           "give --fps for another rate", err=True)
+        note = folder_fps_note(source, fps)  # as nertz referee: --fps times a folder of images only
+        if note:
+            typer.echo(note, err=True)
         if source is None:
             source, table = str(sample_path("clip.mp4")), table or sample_path("table.json")
         if table is None:

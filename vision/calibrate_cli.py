@@ -95,16 +95,13 @@ def calibrate_command(
         fail(f"unknown --method {method!r}: choose auto, markers or layouts")
     from nertz.referee.files import check_not_an_input, same_file
 
-    from .sources import source_kind, source_path
+    from .sources import folder_fps_note, source_kind, source_path
 
-    if fps is not None:
+    if fps is not None:  # (it was ignored on a video: --frame then meant other seconds than the user thought)
         try:
-            kind = source_kind(source)
+            folder_fps_note(source, fps)
         except NertzError as e:
             fail(str(e))
-        if kind != "images":  # (it was ignored: --frame then meant other seconds than the user thought)
-            fail(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; a video file or camera "
-                 "gives its own frame rate")
 
     try:  # (--rules-from may be --out: it is read before --out is written)
         check_not_an_input(out, [("--source", source_path(source))])

@@ -186,17 +186,9 @@ def referee_command(
                         + (f"; your counts: {', '.join(yours)}" if yours else ""))
         else:
             spec, note = source, None
-        if fps is not None or source is not None:
-            from .sources import source_kind
+        from .sources import folder_fps_note
 
-            folder = source is not None and source_kind(spec) == "images"
-            if fps is not None and not folder:
-                what = "a video file or camera" if source is not None else "the sample round"
-                fail(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; {what} gives its own "
-                     "frame rate")
-            if folder and fps is None:
-                note = (f"{source}: a folder of images, taken as 30 frames a second (image i at i / 30 s); "
-                        "give --fps for another rate")
+        note = folder_fps_note(source, fps) or note
         if table is None:
             from .sources import check_source
 

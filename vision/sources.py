@@ -63,7 +63,7 @@ import numpy as np
 from nertz.referee.errors import NertzError
 
 __all__ = ["Frame", "FrameSource", "VideoFileSource", "ImageFolderSource", "LiveSource", "SourceError",
-           "open_source", "check_source", "source_kind", "source_path", "frame_at", "table_misfit", "calibrated_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
+           "open_source", "check_source", "source_kind", "folder_fps_note", "source_path", "frame_at", "table_misfit", "calibrated_misfit", "calibrated_size", "DEFAULT_FOLDER_FPS", "IMAGE_EXTENSIONS",
            "STREAM_SCHEMES"]
 
 log = logging.getLogger("nertz.vision.sources")
@@ -663,6 +663,31 @@ def source_kind(spec: int | str | Path | None) -> str:
         SourceError: as :func:`check_source`.
     """
     return _source_kind(spec)[0]
+
+
+def folder_fps_note(source: int | str | Path | None, fps: float | None) -> str | None:
+    """Check a command's ``--fps`` against its ``--source`` (None: the bundled sample round):
+    ``--fps`` times a folder of images (or one image) only; a video or a camera gives its own
+    frame rate. Opens nothing.
+
+    Returns:
+        for a folder given without ``--fps``, the line saying it is taken as
+        :data:`DEFAULT_FOLDER_FPS` frames a second; else None.
+
+    Raises:
+        SourceError: ``--fps`` with a video file, a camera or the sample round, or a source
+            :func:`check_source` refuses.
+    """
+    folder = source is not None and source_kind(source) == "images"
+    if fps is not None and not folder:
+        what = "a video file or camera" if source is not None else "the sample round"
+        raise SourceError(f"--fps {fps:g}: only a folder of images (or an image) is timed by it; {what} gives its own "
+                          "frame rate")
+    if folder and fps is None:
+        rate = f"{DEFAULT_FOLDER_FPS:g}"
+        return (f"{source}: a folder of images, taken as {rate} frames a second (image i at i / {rate} s); "
+                "give --fps for another rate")
+    return None
 
 
 def source_path(spec: int | str | Path | None) -> Path | None:
