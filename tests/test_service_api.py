@@ -248,6 +248,39 @@ def test_a_source_hears_the_pages_counts_and_only_the_call_that_ended_the_round(
     assert live.round.result.caller == "blue"
 
 
+class _Eyes(_Ears):
+    """A source that is told what lies on the foundations before each run (``round_piles``)."""
+
+    name = "eyes"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.piles: list[tuple[dict[int, str], int]] = []
+
+    def round_piles(self, piles: dict[int, str], next_pile: int) -> None:
+        self.piles.append((dict(piles), next_pile))
+
+
+def test_a_source_started_again_mid_round_is_told_the_piles_already_down(tmp_path: Path) -> None:
+    # a webcam opened again in a round under way (the service restarted) reported the cards it
+    # found on the foundations as new plays, on its own pile numbers: it is told the round's
+    # (corrections and take-backs applied) and the next new pile's number
+    store = EventStore(tmp_path / "eyes.db")
+    first = LiveReferee(store, make_table(("red", "blue", "green")), _Eyes())
+    for ev in (play(1.0, "red", "AS", 1), play(2.0, "blue", "AH", 2), play(3.0, "green", "2S", 1),
+               play(4.0, "red", "2H", 2), {"t": 5.0, "type": "take_back", "player": "red", "card": "2H", "pile": 2},
+               play(6.0, "red", "AD", 3)):
+        first.push_event(ev)
+    eyes = _Eyes()
+    again = LiveReferee(store, make_table(("red", "blue", "green")), eyes)
+    again.start()
+    deadline = time.monotonic() + 10
+    while not eyes.piles and time.monotonic() < deadline:
+        time.sleep(0.01)
+    again.stop()
+    assert eyes.piles == [({1: "2S", 2: "AH", 3: "AD"}, 4)]
+
+
 def test_body_size_limit(tmp_path: Path) -> None:
     with _client(tmp_path) as c:
         big = {"type": "resolve", "id": "x" * 70_000}

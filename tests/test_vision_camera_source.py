@@ -295,3 +295,113 @@ def test_serve_refuses_a_speed_for_a_live_camera_and_paces_a_video_file_by_it(cl
     r = CliRunner().invoke(app, ["serve", "--source", str(clip), "--table", str(SAMPLE / "table.json"), "--speed", "2",
                                  "--db", str(tmp_path / "video.db"), "--port", "0"])
     assert r.exit_code == 0 and f"source: camera {clip} at speed 2 (" in r.output, r.output
+
+
+class _World:
+    """The sample round's table filmed live at 30 fps, on a fake clock: it stands for ``time``
+    in :mod:`nertz.vision.sources` (``monotonic``, ``sleep``: a reopen's wait lets the round go
+    on), each read of its camera takes one frame period, and the round started with the world
+    (:meth:`t` is the round clock). The camera gives no frame in the ``dead`` windows (seconds)
+    and sets ``stop`` once the round clock passes ``until``."""
+
+    def __init__(self, stop: threading.Event, until: float) -> None:
+        self.t0 = self.now = 1000.0
+        self.stop, self.until = stop, until
+        self.dead: list[tuple[float, float]] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, s: float) -> None:
+        self.now += s
+
+    def t(self) -> float:
+        return self.now - self.t0
+
+
+class _LiveCamera:
+    """A ``cv2.VideoCapture`` double for a webcam looking at :class:`_World`: each read gives the
+    sample clip's frame of the world's time now (a live camera hands out its newest frame)."""
+
+    def __init__(self, world: _World) -> None:
+        import cv2
+
+        self.world, self.cv2 = world, cv2
+        self.cap = cv2.VideoCapture(str(SAMPLE / "clip.mp4"))
+        self.next = 0
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop, value) -> bool:
+        return True
+
+    def get(self, prop) -> float:
+        return 30.0 if prop == self.cv2.CAP_PROP_FPS else 0.0
+
+    def release(self) -> None:
+        self.cap.release()
+
+    def read(self):
+        w = self.world
+        w.now += 1 / 30
+        if w.t() > w.until:
+            w.stop.set()
+        if any(a <= w.t() < b for a, b in w.dead):
+            return False, None
+        k = max(int(round(w.t() * 30)), self.next)
+        if k - self.next > 5:
+            self.cap.set(self.cv2.CAP_PROP_POS_FRAMES, k)
+            self.next = k
+        while self.next < k:
+            self.cap.grab()
+            self.next += 1
+        self.next += 1
+        return self.cap.read()
+
+
+def test_a_live_camera_reopened_mid_round_goes_on_with_the_rounds_clock_and_piles(monkeypatch):
+    """``nertz serve`` with a webcam, stopped after green's AD (1.79 s) and started again: the
+    new run's times began again from 0 (blue's AS at 1.4 s, before the AD), its first event was
+    dropped by position as if it were one already stored, and its fresh tracker reported the AD
+    lying on pile 1 as a new play (red's, at 0 s). Now a live run is timed on the round clock,
+    keeps every event it reports, and takes the cards it finds on the table as the round's piles
+    (the AD is pile 1, not a new play). The camera also drops out once on the way and is reopened
+    by the source itself; times go on across that too."""
+    from nertz.vision import sources as vsources
+
+    stop = threading.Event()
+    world = _World(stop, until=4.0)
+    monkeypatch.setattr(vsources, "time", world)
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: _LiveCamera(world))
+
+    first = CameraSource(0, table())
+    run = first.events(0, world.t, stop)
+    index, ad = next(run)  # the service is stopped here
+    run.close()
+    assert (index, ad["player"], ad["card"], ad["pile"]) == (0, "green", "AD", 1) and 1.6 < ad["t"] < 1.9
+
+    world.dead = [(world.t() + 0.3, world.t() + 0.4)]
+    again = CameraSource(0, table())  # the service started again: the round's store holds the AD
+    again.new_round([])
+    again.round_piles({1: "AD"}, 2)
+    later = list(again.events(1, world.t, stop))
+    assert [(i, e["player"], e["card"], e["pile"]) for i, e in later] == [(1, "blue", "AS", 2)]
+    assert 3.2 < later[0][1]["t"] < 3.6  # truth 3.44 s
+
+
+def test_a_live_run_in_a_round_under_way_names_its_trackers_piles_by_the_rounds():
+    from nertz.vision.camera_source import _RoundPiles
+
+    piles = _RoundPiles({1: "2S", 2: "AH", 4: "AD"}, 5)
+
+    def play(card: str, pile: int) -> dict:
+        return {"t": 9.0, "type": "play", "player": "red", "card": card, "pile": pile, "confidence": 0.9}
+
+    assert piles.place(play("AH", 1)) is None  # the AH lying on the round's pile 2: not a new play
+    assert piles.place(play("2H", 1))["pile"] == 2  # the next card on it
+    assert piles.place({"t": 9.5, "type": "take_back", "player": "red", "card": "2H", "pile": 1})["pile"] == 2
+    assert piles.place(play("4S", 2))["pile"] == 1  # on the 2S pile (its 3S was played while the camera was away)
+    assert piles.place(play("AC", 3))["pile"] == 5  # a new pile: the round's next number
+    assert piles.place(play("AD", 7)) is None and piles.place(play("2D", 7))["pile"] == 4
+    assert piles.place(play("AS", 8))["pile"] == 6

@@ -19,6 +19,14 @@ click-to-calibrate (``PUT /api/table/calibration``) and a resumed match's stored
 through :meth:`CameraSource.set_table`, and the pipeline of the next run (the next round's)
 uses them; a run in progress keeps its own (its tracker placed the round's cards by those
 regions and back colours).
+
+A webcam's or stream's frames are timed on the round clock (the ``clock`` the live referee gives
+:meth:`CameraSource.events`, read when the camera is opened, plus the camera's own monotonic
+seconds since), a video file's by its media time. A camera opened again in a round under way
+(``nertz serve`` started again: the round resumes from its store) so goes on from the round's
+time, not from 0; its events follow those stored (none is skipped: unlike a file, a live camera
+does not see the same round again), and the cards its fresh tracker finds on the foundations are
+the round's piles as ruled so far (:meth:`CameraSource.round_piles`), not new plays.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ import cv2
 from nertz.referee.table import Table
 
 __all__ = ["CameraSource"]
+
+_RANKS = "A23456789TJQK"
 
 _NO_REGIONS = "the camera needs a table file with the shared_area and the players' zones (nertz calibrate)"
 
@@ -75,6 +85,7 @@ class CameraSource:
         self._messages: list[dict[str, Any]] = []
         self._heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._ended_run: tuple[Any, ...] | None = None  # what late_events needs after a run's end
+        self._run_piles: tuple[dict[int, str], int] | None = None  # round_piles, for the coming run
 
     def set_table(self, table: Table) -> None:
         """Watch with ``table`` (new regions and back colours: the page's calibration, or the
@@ -107,6 +118,16 @@ class CameraSource:
         for ev in events:
             self.heard(ev)
 
+    def round_piles(self, piles: dict[int, str], next_pile: int) -> None:
+        """The round's foundations as ruled so far, for the next run of :meth:`events`: ``piles``
+        maps each pile number with cards to its top card (``{1: "AD"}``), ``next_pile`` is the
+        number a new pile gets (``Foundations.new_pile_number``). Called by the live referee,
+        under its lock, before each run (after :meth:`new_round`). A live camera's run in a round
+        under way (``piles`` not empty, or ``next_pile`` above 1) names its tracker's piles by
+        them (:class:`_RoundPiles`); a file's run, which sees the round from its start, and a
+        round's first run ignore them."""
+        self._run_piles = ({int(n): str(c) for n, c in piles.items()}, int(next_pile))
+
     def heard(self, event: dict[str, Any]) -> None:
         """An event of the current round that did not come from the camera (a contract event
         dict, validated by the live referee): a ``call`` is passed to the pipeline at its
@@ -118,8 +139,10 @@ class CameraSource:
     def events(self, skip: int, clock: Callable[[], float], stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
         """Run the pipeline until the source ends or ``stop`` is set; yield ``(index, event)``
         for each play and take-back, and after a call the ``nertz_left`` counts (module
-        docstring); the first ``skip`` are dropped: already stored. The pipeline watches with
-        the table :meth:`new_round` took (the table held now without one)."""
+        docstring). From a file the first ``skip`` are dropped (already stored: the file is seen
+        again from its start); a live camera's are numbered from ``skip`` on, timed on
+        ``clock()`` (the round clock, seconds), and named by :meth:`round_piles`. The pipeline
+        watches with the table :meth:`new_round` took (the table held now without one)."""
         from .observe import referee_observer
         from .pipeline import RefereePipeline
         from .sources import open_source
@@ -133,6 +156,7 @@ class CameraSource:
 
         index = 0
         table, self._run_table = (self._run_table or self.table), None
+        run_piles, self._run_piles = self._run_piles, None
         heard = self._heard  # this run's (new_round gives the next run its own)
         calls: list[tuple[str, float]] = []
         given: set[str] = set()
@@ -155,31 +179,46 @@ class CameraSource:
             return [{"t": round(t, 4), "type": "nertz_left", "player": name, "count": int(n)}
                     for name, n in pipe.count_nertz_left(given).items()]
 
+        def named(ev: dict[str, Any]) -> dict[str, Any] | None:
+            ev = {k: v for k, v in ev.items() if not k.startswith("_")}
+            return piles.place(ev) if piles is not None else ev
+
         with open_source(self.spec, realtime=True, speed=self.speed) as src:
+            live = bool(getattr(src, "live", False))
+            # a live camera on the round clock; a file by its media time
+            offset = float(clock()) if live else 0.0
+            piles = None
+            if live:
+                index = skip  # it sees the round anew: nothing it reports was stored before
+                if run_piles is not None and (run_piles[0] or run_piles[1] > 1):
+                    piles = _RoundPiles(*run_piles)
             pipe = RefereePipeline(table, referee_observer(table), stride=self.stride,
                                    fps=src.fps or 30.0, on_message=collect)
             self._pipe = pipe
             for frame in src:
                 if stop.is_set():
                     return
-                hear(frame.t)
-                pipe.step(frame.index, frame.t, frame.image)
-                self._latest = (frame.image, frame.t, pipe.last_look, pipe.nertz_piles.snapshot())
+                t = frame.t + offset
+                hear(t)
+                pipe.step(frame.index, t, frame.image)
+                self._latest = (frame.image, t, pipe.last_look, pipe.nertz_piles.snapshot())
                 if pipe.counts_due:
-                    out.extend(counted(frame.t))
+                    out.extend(counted(t))
                 while out:
-                    ev = out.pop(0)
+                    ev = named(out.pop(0))
+                    if ev is None:
+                        continue
                     if index >= skip:
-                        yield index, {k: v for k, v in ev.items() if not k.startswith("_")}
+                        yield index, ev
                     index += 1
             if stop.is_set():
                 return
             hear(float("inf"))  # the source has ended: a call heard for a later time is now
             pipe.flush()  # the plays still held back (a contested pair's hold, doubtful ones)
             out.extend(counted(pipe.stats.media_s))
-            for ev in out:
+            for ev in filter(None, map(named, out)):
                 if index >= skip:
-                    yield index, {k: v for k, v in ev.items() if not k.startswith("_")}
+                    yield index, ev
                 index += 1
             self._ended_run = (pipe, heard, given, index, skip)
 
@@ -223,3 +262,53 @@ class CameraSource:
         img = draw_overlay(image, pipe.table, pipe.tracker, look, self._messages, t, nertz_piles)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return buf.tobytes() if ok else None
+
+
+class _RoundPiles:
+    """The piles of a round under way, as a live camera's new run must name them: its fresh
+    tracker numbers piles from 1 in the order it sees them, the round by its own numbers.
+
+    The first card the run reports on a pile of its tracker decides which pile that is: the
+    round's pile with that card on top (the card was ruled before the camera came back: not
+    reported again), else the round's one pile of that suit it goes up (a card played while the
+    camera was away: reported, the rules judge it), else a new pile (the round's next number).
+
+    Args:
+        piles: ``{round pile number: top card}`` (contract notation, ``"AD"``).
+        next_pile: the number the round's next new pile gets.
+    """
+
+    def __init__(self, piles: dict[int, str], next_pile: int) -> None:
+        self.waiting = dict(piles)  # the round's piles this run has not found yet
+        self.names: dict[int, int] = {}  # tracker pile -> round pile
+        self.next = next_pile
+
+    def place(self, ev: dict[str, Any]) -> dict[str, Any] | None:
+        """The event with the round's pile number; ``None`` for the report of a card that lay
+        there before the run."""
+        pile = ev.get("pile")
+        if pile is None:
+            return ev
+        if pile not in self.names:
+            card = str(ev.get("card", "")) if ev.get("type") == "play" else ""
+            on_top = [n for n, top in sorted(self.waiting.items()) if top == card]
+            if on_top:
+                self.names[pile] = on_top[0]
+                del self.waiting[on_top[0]]
+                return None
+            below = [n for n, top in sorted(self.waiting.items()) if _goes_up(card, top)]
+            if len(below) == 1:
+                self.names[pile] = below[0]
+                del self.waiting[below[0]]
+            else:
+                self.names[pile] = self.next
+                self.next += 1
+        return {**ev, "pile": self.names[pile]}
+
+
+def _goes_up(card: str, top: str) -> bool:
+    """Whether ``card`` is of ``top``'s suit and of a higher rank (contract notation; a joker
+    never)."""
+    if len(card) != 2 or len(top) != 2 or card[1] != top[1] or card[0] not in _RANKS or top[0] not in _RANKS:
+        return False
+    return _RANKS.index(card[0]) > _RANKS.index(top[0])

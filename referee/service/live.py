@@ -951,6 +951,11 @@ class LiveReferee:
                 game = self.round
                 new_round([se.event for se in self.current.events
                            if not se.origin.startswith("source:") and _for_source(se.event, game)])
+            round_piles = getattr(self.source, "round_piles", None)
+            if round_piles is not None:  # what lies on the foundations already (a run in a round under way)
+                f = self.round.replay().foundations
+                round_piles({n: str(p.top.card) for n, p in sorted(f.piles.items()) if p.top is not None},
+                            f.new_pile_number())
         if not self._push_from_source(self.source.events(skip, self.clock, stop), number, origin, stop):
             return
         with self._lock:

@@ -51,6 +51,10 @@ class Source(Protocol):
     when a stored match is resumed and at each calibration (``PUT /api/table/calibration``),
     to watch with from its next run of :meth:`events` on (the camera's regions and back
     colours); it raises ``ValueError`` for a table it cannot use (regions outside its frames).
+    And it may have ``round_piles(piles, next_pile)``: given before each run of :meth:`events`
+    the round's foundations as ruled so far (``{pile number: top card}``) and the number of its
+    next new pile, so that a live camera started again in a round under way takes the cards
+    lying there as the round's piles, not as new plays.
 
     Attributes:
         name: a short name, stored as the origin of its events (``"log-replay"``).
