@@ -378,7 +378,9 @@ def test_a_live_camera_reopened_mid_round_goes_on_with_the_rounds_clock_and_pile
     first = CameraSource(0, table())
     run = first.events(0, world.t, stop)
     index, ad = next(run)  # the service is stopped here
+    assert abs(first.now() - world.t()) < 0.05  # a call from the page now is stamped on the round's time
     run.close()
+    assert first.now() is None
     assert (index, ad["player"], ad["card"], ad["pile"]) == (0, "green", "AD", 1) and 1.6 < ad["t"] < 1.9
 
     world.dead = [(world.t() + 0.3, world.t() + 0.4)]
@@ -405,3 +407,34 @@ def test_a_live_run_in_a_round_under_way_names_its_trackers_piles_by_the_rounds(
     assert piles.place(play("AC", 3))["pile"] == 5  # a new pile: the round's next number
     assert piles.place(play("AD", 7)) is None and piles.place(play("2D", 7))["pile"] == 4
     assert piles.place(play("AS", 8))["pile"] == 6
+
+
+def test_the_pages_call_is_timed_on_the_cameras_clock_when_the_machine_falls_behind(clip, tmp_path, monkeypatch):
+    """A video watched as the camera, on a machine that cannot keep up (its looks take three
+    times the frames' time): the page's call was stamped with the round clock, seconds ahead of
+    the frames being watched, so green's AD, played in the video after the frame on show at the
+    call, was ruled before the call. Now the call takes the time of the frame being watched."""
+    from nertz.vision.pipeline import RefereePipeline
+
+    step = RefereePipeline.step
+
+    def slow_step(self, index, t, frame):  # a slow machine: 0.1 s a frame of 1/30 s
+        time.sleep(0.1)
+        step(self, index, t, frame)
+
+    monkeypatch.setattr(RefereePipeline, "step", slow_step)
+    src = CameraSource(str(clip), table())
+    live = LiveReferee(EventStore(tmp_path / "slow.db"), table(), src)
+    live.start()
+    try:
+        _wait_for(live, lambda: src._latest is not None and src._latest[1] >= 0.5, seconds=60)
+        shown = src._latest[1]
+        call = live.push_event({"type": "call", "player": "red"}, origin="button")["event"]
+        ahead = live.current.speed * (time.time() - live.current.wall_start)
+        assert ahead > shown + 0.5  # the round clock has run ahead of the frames
+        assert shown <= call["t"] <= shown + 0.2
+        plays = lambda: [se.event for se in live.current.events if se.event["type"] == "play"]
+        _wait_for(live, plays, seconds=60)
+        assert plays()[0]["card"] == "AD" and plays()[0]["t"] > call["t"]
+    finally:
+        live.stop()

@@ -86,6 +86,8 @@ class CameraSource:
         self._heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._ended_run: tuple[Any, ...] | None = None  # what late_events needs after a run's end
         self._run_piles: tuple[dict[int, str], int] | None = None  # round_piles, for the coming run
+        self._now: Callable[[], float] | None = None  # the running run's clock (now())
+        self._runs = 0  # new_round() calls: a run that started before the latest one sets no clock
 
     def set_table(self, table: Table) -> None:
         """Watch with ``table`` (new regions and back colours: the page's calibration, or the
@@ -115,6 +117,8 @@ class CameraSource:
         heard: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._heard = heard
         self._run_table = self.table
+        self._runs += 1
+        self._now = None  # the last run's clock is not the next one's
         for ev in events:
             self.heard(ev)
 
@@ -127,6 +131,16 @@ class CameraSource:
         them (:class:`_RoundPiles`); a file's run, which sees the round from its start, and a
         round's first run ignore them."""
         self._run_piles = ({int(n): str(c) for n, c in piles.items()}, int(next_pile))
+
+    def now(self) -> float | None:
+        """The time now on the clock of the events of the run in progress (seconds), for what
+        the page says without a time (a call, "stuck"): for a webcam or stream, the time a frame
+        read now would carry (the round clock at its opening plus its seconds since); for a
+        video file, the time of the frame being watched (the one the page shows, within a frame),
+        which falls behind the round clock when the machine cannot keep up. ``None`` when no run
+        watches (before the camera is opened, after its video ended)."""
+        now = self._now
+        return now() if now is not None else None
 
     def heard(self, event: dict[str, Any]) -> None:
         """An event of the current round that did not come from the camera (a contract event
@@ -157,6 +171,7 @@ class CameraSource:
         index = 0
         table, self._run_table = (self._run_table or self.table), None
         run_piles, self._run_piles = self._run_piles, None
+        run = self._runs
         heard = self._heard  # this run's (new_round gives the next run its own)
         calls: list[tuple[str, float]] = []
         given: set[str] = set()
@@ -195,22 +210,31 @@ class CameraSource:
             pipe = RefereePipeline(table, referee_observer(table), stride=self.stride,
                                    fps=src.fps or 30.0, on_message=collect)
             self._pipe = pipe
-            for frame in src:
-                if stop.is_set():
-                    return
-                t = frame.t + offset
-                hear(t)
-                pipe.step(frame.index, t, frame.image)
-                self._latest = (frame.image, t, pipe.last_look, pipe.nertz_piles.snapshot())
-                if pipe.counts_due:
-                    out.extend(counted(t))
-                while out:
-                    ev = named(out.pop(0))
-                    if ev is None:
-                        continue
-                    if index >= skip:
-                        yield index, ev
-                    index += 1
+            watching = [0.0]  # the time of the frame being watched
+            clock_now: Callable[[], float] = (lambda: offset + src.elapsed()) if live else (lambda: watching[0])
+            if run == self._runs:  # (a run of an earlier round that is still closing sets nothing)
+                self._now = clock_now
+            try:
+                for frame in src:
+                    if stop.is_set():
+                        return
+                    t = frame.t + offset
+                    watching[0] = t
+                    hear(t)
+                    pipe.step(frame.index, t, frame.image)
+                    self._latest = (frame.image, t, pipe.last_look, pipe.nertz_piles.snapshot())
+                    if pipe.counts_due:
+                        out.extend(counted(t))
+                    while out:
+                        ev = named(out.pop(0))
+                        if ev is None:
+                            continue
+                        if index >= skip:
+                            yield index, ev
+                        index += 1
+            finally:
+                if self._now is clock_now:  # the source has ended (or the run stopped): no clock
+                    self._now = None
             if stop.is_set():
                 return
             hear(float("inf"))  # the source has ended: a call heard for a later time is now

@@ -541,6 +541,11 @@ class LiveSource(FrameSource):
         self._t0 = time.monotonic()
         self._index = 0
 
+    def elapsed(self) -> float:
+        """Seconds since the source was opened, on the clock its frames are timed by
+        (``time.monotonic()``): the ``t`` a frame read now would carry."""
+        return time.monotonic() - self._t0
+
     def _open(self) -> Any:
         try:
             cap = self._factory(self.target)

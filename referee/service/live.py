@@ -344,8 +344,17 @@ class LiveReferee:
         return self.rounds[-1]
 
     def clock(self) -> float:
-        """The current round's clock: source seconds since the round started."""
+        """The current round's clock: source seconds since the round started, on the clock the
+        source's events are timed by. While the source watches this round on a clock of its own
+        (``now()``: a camera, whose video falls behind the wall clock when the machine cannot keep
+        up), that clock; else the wall-clock time since the round started, at the source's speed.
+        What a person says without a time (the page's call, "stuck", the end) is stamped by it."""
         rd = self.current
+        now = getattr(self.source, "now", None)
+        if now is not None and self._source_round == (self.match_no, rd.number):
+            t = now()
+            if t is not None:
+                return max(0.0, float(t))
         return max(0.0, (time.time() - rd.wall_start) * rd.speed)
 
     @property

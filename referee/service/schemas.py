@@ -373,7 +373,8 @@ class RoundOut(BaseModel):
     match: int
     round: int
     closed: bool
-    clock: float = Field(description="the round clock, source seconds")
+    clock: float = Field(description="the round clock, source seconds (with a camera, its own: the time of the "
+                                   "frame being watched of a video file, the camera's for a webcam or stream)")
     speed: float = Field(description="source seconds per wall-clock second (1 for a camera)")
     source: str | None
     source_ended: bool = Field(False, description="the source has ended (a video file or event log "

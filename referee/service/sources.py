@@ -55,6 +55,10 @@ class Source(Protocol):
     the round's foundations as ruled so far (``{pile number: top card}``) and the number of its
     next new pile, so that a live camera started again in a round under way takes the cards
     lying there as the round's piles, not as new plays.
+    And it may have ``now()``: the time now on its events' clock (seconds), or ``None``;
+    while it watches the current round, the live referee's clock is that one (the page's call
+    is stamped by it), not the wall clock, which a camera's video falls behind when the machine
+    cannot keep up.
 
     Attributes:
         name: a short name, stored as the origin of its events (``"log-replay"``).
