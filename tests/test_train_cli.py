@@ -17,10 +17,13 @@ NEED_ART = train_cli.need_art
 
 
 @pytest.fixture
-def no_render(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def no_render(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """Rendering and training replaced by stubs that record their calls (and write nothing);
-    the card art is not needed (``NEED_ART`` is the real check)."""
+    the card art is not needed (``NEED_ART`` is the real check); ``runs/`` is a temporary
+    folder (the tests removed the source tree's ``runs/data/det_s20261130``, a set rendered
+    for real, before the sets there were kept)."""
     calls: list[str] = []
+    monkeypatch.setattr(train, "RUNS", tmp_path_factory.mktemp("runs"))
     monkeypatch.setattr(train_cli, "need_art", lambda: None)
     import nertz.datasets.audit_export as audit_export
     import nertz.datasets.export as export
@@ -207,26 +210,101 @@ def test_a_rendered_set_without_val_images_stops_before_training(command, no_ren
     assert "Traceback" not in r.output and no_render == []
 
 
-def test_a_set_rendered_again_replaces_the_earlier_one(no_render, monkeypatch, tmp_path):
-    """runs/data/<tag> is named by kind and seed only: a run asking for fewer --images rendered
-    over an earlier larger set and trained on its extra scenes too."""
+def _fake_set(folder: Path, wanted: dict | None, complete: bool = True) -> Path:
+    """A tiny stand-in of a rendered detect set: one image, its recipe file (``wanted``) and
+    ``data.yaml`` (``complete``)."""
+    import json
+
+    (folder / "images" / "train").mkdir(parents=True)
+    (folder / "images" / "val").mkdir(parents=True)
+    (folder / "images" / "train" / "s00099_0_0.jpg").write_bytes(b"x")
+    (folder / "images" / "val" / "s00000_0_0.jpg").write_bytes(b"x")
+    if wanted is not None:
+        (folder / train_cli.RECIPE_FILE).write_text(json.dumps(wanted))
+    if complete:
+        (folder / "data.yaml").write_text("train: images/train\nval: images/val\n")
+    return folder
+
+
+DET_OPTS = dict(frames_per_scene=4, crops_per_frame=3, roll_p=0.0)
+
+
+def test_an_earlier_complete_set_is_reused_or_refused_never_removed(no_render, monkeypatch, tmp_path):
+    """runs/data/<tag> is named by kind and seed only. It was emptied (shutil.rmtree) before
+    every render: a set rendered for hours, by this command with other --images or by
+    ``nertz synth dataset``, was gone without a word. Now a complete set of the same recipe is
+    reused, another is refused naming --rerender, and only the command's own set cut short (its
+    recipe file, no data.yaml) is replaced."""
     import nertz.datasets.export as export
 
     _extra(monkeypatch, installed=True)
-    monkeypatch.setattr(train, "RUNS", tmp_path)
-    stale = tmp_path / "data" / "det_s5" / "images" / "train" / "s00099_0_0.jpg"
-    stale.parent.mkdir(parents=True)
-    stale.write_bytes(b"x")
-    seen: list[bool] = []
+    runs = train.RUNS
+    folder = runs / "data" / "det_s5"
+    rendered: list[bool] = []
 
-    def render(kind, images, seed, out, **kwargs):
-        seen.append((Path(out) / "images" / "train" / stale.name).exists())
+    def render(kind, images, seed, out, **kwargs):  # the folder it is given holds the recipe file alone
+        rendered.append(sorted(p.name for p in Path(out).iterdir()) == [train_cli.RECIPE_FILE])
         raise train.TrainError("stub write_dataset reached")
 
     monkeypatch.setattr(export, "write_dataset", render)
+    same = train_cli.recipe("detect", 24, 5, **DET_OPTS)
+
+    # a complete set of the same recipe: trained on as it is
+    _fake_set(folder, same)
     r = _run("detector", "--images", "24", "--seed", "5")
-    assert "stub write_dataset reached" in r.output and seen == [False], r.output
+    assert "stub train_detector reached" in r.output and "reusing the set" in r.output, r.output
+    assert rendered == [] and (folder / "images" / "train" / "s00099_0_0.jpg").exists()
+
+    # a complete set of other --images, or without a recipe (nertz synth dataset's): refused, kept
+    for wanted in (train_cli.recipe("detect", 2400, 5, **DET_OPTS), None):
+        (folder / train_cli.RECIPE_FILE).unlink(missing_ok=True)
+        if wanted is not None:
+            (folder / train_cli.RECIPE_FILE).write_text(__import__("json").dumps(wanted))
+        r = _run("detector", "--images", "24", "--seed", "5")
+        assert r.exit_code == 2 and r.output.startswith("error: ") and "--rerender" in r.output, r.output
+        assert "Traceback" not in r.output and rendered == []
+        assert (folder / "images" / "train" / "s00099_0_0.jpg").exists() and (folder / "data.yaml").exists()
+        assert ("images 2400 (now 24)" if wanted else "its options are unknown") in r.output, r.output
+
+    # --rerender replaces it
+    r = _run("detector", "--images", "24", "--seed", "5", "--rerender")
+    assert "stub write_dataset reached" in r.output and rendered == [True], r.output
     assert "replacing the earlier rendered set" in r.output
+
+    # the command's own render cut short (recipe file, no data.yaml): replaced without asking
+    import shutil
+
+    shutil.rmtree(folder)
+    _fake_set(folder, train_cli.recipe("detect", 2400, 5, **DET_OPTS), complete=False)
+    r = _run("detector", "--images", "24", "--seed", "5")
+    assert "stub write_dataset reached" in r.output and rendered == [True, True], r.output
+    assert "cut short" in r.output
+
+    # files it did not write (no recipe file, no data.yaml): refused, kept
+    shutil.rmtree(folder)
+    (folder).mkdir(parents=True)
+    (folder / "notes.txt").write_text("mine")
+    r = _run("detector", "--images", "24", "--seed", "5")
+    assert r.exit_code == 2 and "did not write" in r.output and "--rerender" in r.output, r.output
+    assert (folder / "notes.txt").read_text() == "mine" and rendered == [True, True]
+
+
+def test_the_recipe_tells_sets_apart(tmp_path):
+    """What makes the files differ makes the recipe differ (not the worker count, which the
+    caller leaves out); a detector_quads file is named by its path, size and time."""
+    r = train_cli.recipe
+    assert r("detect", 24, 5, **DET_OPTS) == r("detect", 24, 5, **DET_OPTS)
+    assert r("detect", 24, 5, **DET_OPTS) != r("detect", 25, 5, **DET_OPTS)
+    assert r("detect", 24, 5, **DET_OPTS) != r("obb", 24, 5, **DET_OPTS)
+    assert r("detect", 24, 5, **DET_OPTS) != r("detect", 24, 5, **{**DET_OPTS, "roll_p": 0.5})
+    q = tmp_path / "q.onnx"
+    q.write_bytes(b"a")
+    first = r("card", 24, 5, detector_quads=str(q))
+    import json
+
+    assert json.loads(json.dumps(first)) == first  # as read back from the recipe file
+    q.write_bytes(b"ab")
+    assert r("card", 24, 5, detector_quads=str(q)) != first
 
 
 def test_two_data_folders_of_one_name_are_refused(no_render, monkeypatch, tmp_path):

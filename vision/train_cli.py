@@ -6,7 +6,10 @@ Each command first checks every argument (``--imgsz`` 32..2048 and a multiple of
 ``--device``), that the card art is there when a set is to be rendered, and that the ``[train]``
 extra is installed (without importing torch), so that a
 mistake is one ``error:`` line at once, with nothing rendered or written; then it renders its
-synthetic set (unless ``--data`` is given), trains from scratch with
+synthetic set (unless ``--data`` is given) under ``runs/data/<kind>_s<seed>`` (``runs/audit_data/s<seed>``:
+a complete set of the same options there is reused, any other set or file there refused
+unless ``--rerender``, only the command's own render cut short replaced; :func:`prepare_set`),
+trains from scratch with
 ultralytics (progress bars; ``--resume`` continues an interrupted run from its ``last.pt``)
 and exports the best weights to ``models/`` as ``.pt`` and ``.onnx``. ``audit`` fine-tunes the
 card detector (``--init``, default ``models/cards_obb.pt``) on audit scenes
@@ -44,6 +47,9 @@ BatchOpt = Annotated[int, typer.Option(min=1, help="batch size")]
 SeedOpt = Annotated[int, typer.Option(min=0, help="seed of the data and of training")]
 WorkersOpt = Annotated[int, typer.Option(min=1, help="processes rendering the data")]
 DeviceOpt = Annotated[str, typer.Option(help="'cpu' or a CUDA index")]
+RerenderOpt = Annotated[bool, typer.Option("--rerender", help="render the set again in runs/, replacing an earlier "
+                                           "complete one there (without it, a set of the same options is reused "
+                                           "and one of other options refused)")]
 
 
 def _fail(e: Exception) -> None:
@@ -185,20 +191,87 @@ def need_stem(out: Path) -> None:
                          f"added): give for example {Path(out) / 'cards'}")
 
 
-def fresh(folder: Path) -> Path:
-    """``folder`` (a set this command renders under ``runs/``) emptied of an earlier render of
-    the same name: the new crops would be written beside the old ones, and a run asking for
-    fewer ``--images`` would train on the earlier run's extra scenes too.
+RECIPE_FILE = ".nertz-recipe.json"
+"""The file ``nertz train`` writes first in a set it renders under ``runs/`` (the set's recipe:
+what it was asked to render), before any image; ``data.yaml``, written last, marks the set
+complete. Together they tell the command's own sets, finished or cut short, from anything else."""
+
+
+def recipe(kind: str, images: int, seed: int, **options: object) -> dict:
+    """The recipe of a set ``nertz train`` renders: what decides its files (the arguments of
+    :func:`nertz.datasets.export.write_dataset` or ``write_audit_dataset``, not ``workers``).
+    A ``detector_quads`` file is named by its resolved path, size and modification time, so a
+    detector trained again in its place makes another recipe. Values must be JSON (numbers,
+    strings, paths)."""
+    opts: dict = {}
+    for key, value in sorted(options.items()):
+        if key == "detector_quads" and value is not None:
+            f = Path(str(value))
+            st = f.stat() if f.is_file() else None
+            value = [str(f.resolve()), st.st_size if st else None, st.st_mtime_ns if st else None]
+        opts[key] = str(value) if isinstance(value, Path) else value
+    return {"kind": kind, "images": images, "seed": seed, "options": opts}
+
+
+def prepare_set(folder: Path, wanted: dict, rerender: bool) -> bool:
+    """Decide what to do with ``folder``, the set this command renders under ``runs/``
+    (``runs/data/<tag>``, named by kind and seed only), before rendering it.
+
+    - missing or empty: created, and ``wanted`` written in it (:data:`RECIPE_FILE`);
+    - a complete set (``data.yaml``) of the same recipe: reused (returns True; nothing is
+      rendered or removed);
+    - the command's own partial set (its recipe file, no ``data.yaml``: a render cut short):
+      replaced, with a line on standard error;
+    - with ``rerender``: whatever is there is replaced.
+
+    Anything else is refused: a complete set of another recipe (a run asking for other
+    ``--images`` or options), or one without a recipe file (rendered by ``nertz synth
+    dataset`` or by hand), or a folder of other files, hours of rendering that were deleted
+    without a word before.
 
     Returns:
-        ``folder``.
+        True: ``folder`` holds the set to train on; False: render into ``folder`` (it exists,
+        holding only the recipe file).
+
+    Raises:
+        ValueError: the refusals above (names ``--rerender``); ``folder`` is a file.
     """
+    import json
     import shutil
 
-    if Path(folder).exists():
-        typer.echo(f"replacing the earlier rendered set {folder}", err=True)
+    folder = Path(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise ValueError(f"{folder} is a file, not a rendered set: move it away to render the set there")
+    if folder.is_dir() and any(folder.iterdir()):
+        try:
+            earlier = json.loads((folder / RECIPE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            earlier = None  # no recipe file: not a set this command rendered
+        complete = (folder / "data.yaml").is_file()
+        if rerender:
+            typer.echo(f"replacing the earlier rendered set {folder} (--rerender)", err=True)
+        elif complete and earlier == wanted:
+            typer.echo(f"reusing the set rendered earlier with the same options in {folder} (--rerender renders "
+                       "it again)", err=True)
+            return True
+        elif complete:
+            if isinstance(earlier, dict):
+                why = "with other options: " + ", ".join(f"{k} {earlier.get(k)} (now {wanted[k]})" for k in wanted
+                                                         if earlier.get(k) != wanted[k])
+            else:
+                why = (f"with no {RECIPE_FILE} (by nertz synth dataset, by hand, or by an older nertz train): its "
+                       "options are unknown")
+            raise ValueError(f"{folder} holds a complete set rendered {why}; give --rerender to replace it, or "
+                             "move it away to keep it")
+        elif earlier is None:
+            raise ValueError(f"{folder} holds files this command did not write: move them away, or give "
+                             "--rerender to replace them")
+        else:
+            typer.echo(f"replacing {folder}, a render of this command cut short", err=True)
         shutil.rmtree(folder)
-    return Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / RECIPE_FILE).write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    return False
 
 
 def _export_or_say(best: Path, out: Path, export: bool) -> None:
@@ -250,6 +323,7 @@ def detector(
                                                "without onnxslim, and export them with "
                                                "nertz.vision.train.export_onnx where ultralytics and "
                                                "onnxslim are installed)")] = True,
+    rerender: RerenderOpt = False,
 ) -> None:
     """Train the card detector (YOLO11n: face, back, hand) and export it to ONNX."""
     try:
@@ -283,9 +357,14 @@ def detector(
         if data is None and not resume:
             tag = ("obb" if obb else "det") + ("_roll" if roll_p > 0 else "") + \
                 (f"_clut{clutter_crops:g}" if clutter_crops > 0 else "") + f"_s{seed}"
-            data = write_dataset("obb" if obb else "detect", images, seed, fresh(RUNS / "data" / tag), workers=workers,
-                                 frames_per_scene=4, crops_per_frame=3, roll_p=roll_p,
-                                 **({"clutter_crops": clutter_crops} if clutter_crops > 0 else {}))
+            opts = dict(frames_per_scene=4, crops_per_frame=3, roll_p=roll_p,
+                        **({"clutter_crops": clutter_crops} if clutter_crops > 0 else {}))
+            kind_ = "obb" if obb else "detect"
+            folder = RUNS / "data" / tag
+            if prepare_set(folder, recipe(kind_, images, seed, **opts), rerender):
+                data = folder / "data.yaml"
+            else:
+                data = write_dataset(kind_, images, seed, folder, workers=workers, **opts)
             need_both_splits(data.parent)
         extra: dict = {}
         if weights is not None:
@@ -344,6 +423,7 @@ def classifier(
                                                      "strip)")] = None,
     out: Annotated[Optional[Path], typer.Option(help="where to ship the weights (stem; default "
                                                       "models/<name>)")] = None,
+    rerender: RerenderOpt = False,
 ) -> None:
     """Train the card classifier (YOLO11n-cls, 52 cards + joker) and export it to ONNX."""
     try:
@@ -391,20 +471,23 @@ def classifier(
         out = out or MODELS / default_name
         need_stem(out)
         if data is None and not resume:
+            extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
             if kind == "strip":
-                extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
-                data = write_dataset("strip", images, seed, fresh(RUNS / "data" / f"strip{imgsz}_s{seed}"), workers=workers,
-                                     frames_per_scene=2, crop=imgsz, **extra_opts)
+                set_kind, tag = "strip", f"strip{imgsz}_s{seed}"
+                opts = dict(frames_per_scene=2, crop=imgsz, **extra_opts)
             elif card:
+                set_kind = "card"
                 tag = f"card{imgsz}" + ("d" if detector_quads is not None else
                                         "j" if (jitter, jitter_scale) != (0.03, 0.04) else "") + f"_s{seed}"
-                extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
-                data = write_dataset("card", images, seed, fresh(RUNS / "data" / tag), workers=workers,
-                                     frames_per_scene=3, crop=imgsz, jitter=jitter, jitter_scale=jitter_scale,
-                                     **extra_opts)
+                opts = dict(frames_per_scene=3, crop=imgsz, jitter=jitter, jitter_scale=jitter_scale, **extra_opts)
             else:
-                data = write_dataset("classify", images, seed, fresh(RUNS / "data" / f"cls{imgsz}_s{seed}"),
-                                     workers=workers, frames_per_scene=4, crop=imgsz)
+                set_kind, tag = "classify", f"cls{imgsz}_s{seed}"
+                opts = dict(frames_per_scene=4, crop=imgsz)
+            folder = RUNS / "data" / tag
+            if prepare_set(folder, recipe(set_kind, images, seed, **opts), rerender):
+                data = folder
+            else:
+                data = write_dataset(set_kind, images, seed, folder, workers=workers, **opts)
             need_both_splits(data)
         best = train_classifier(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume,
                                 batch=batch, device=device, name=name, lr0=lr0,
@@ -449,6 +532,7 @@ def audit_strips(
                                                       "models/audit_strips")] = None,
     export: Annotated[bool, typer.Option(help="export the best weights to ONNX at --out (as in `nertz train "
                                                "detector --no-export`)")] = True,
+    rerender: RerenderOpt = False,
 ) -> None:
     """Train the audit's strip detector (YOLO11n-obb fine-tuned from the card detector on audit
     scenes: the visible part of every spread card) and export it to ONNX."""
@@ -477,8 +561,11 @@ def audit_strips(
         from nertz.datasets.audit_export import write_audit_dataset
 
         if data is None and not resume:
-            data = write_audit_dataset(images, seed, fresh(RUNS / "audit_data" / f"s{seed}"), workers=workers,
-                                       imgsz=imgsz)
+            folder = RUNS / "audit_data" / f"s{seed}"
+            if prepare_set(folder, recipe("audit", images, seed, imgsz=imgsz), rerender):
+                data = folder / "data.yaml"
+            else:
+                data = write_audit_dataset(images, seed, folder, workers=workers, imgsz=imgsz)
             need_both_splits(data.parent)
         best = train_detector(data or Path(), epochs=epochs, imgsz=imgsz, seed=seed, resume=resume, batch=batch,
                               device=device, name=name, project=RUNS / "audit_train", model=str(init),
