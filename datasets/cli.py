@@ -373,7 +373,9 @@ def real_obb(
     """Write an oriented-box detector set from real photos with axis-aligned VOC boxes:
     images/ and labels/ to list beside the synthetic sets in a training YAML. With --paste N,
     rendered cards are laid on the photos' free places, and with --words W printed words
-    besides (unlabelled background). OUT must be a new or empty folder."""
+    besides (unlabelled background). OUT must be a new or empty folder. The set is written in a
+    hidden OUT/.real-obb-*.partial folder and moved into place at the end; a run killed outright
+    leaves that folder, and the next run into OUT removes it (and says so)."""
     from nertz.datasets.real_export import write_voc_obb_set
     from nertz.vision.detect import OBB_ONNX, ImageError, ModelError
 

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,69 @@ import numpy as np
 
 from nertz.vision.evaluate import match_boxes
 
-__all__ = ["write_voc_obb_set", "holdout_names", "voc_obb_quads"]
+__all__ = ["write_voc_obb_set", "holdout_names", "voc_obb_quads", "remove_stale_partials"]
+
+PARTIAL_PREFIX, PARTIAL_SUFFIX, PARTIAL_LOCK = ".real-obb-", ".partial", ".lock"
+_PARTIAL = re.compile(r"^\.real-obb-[A-Za-z0-9_]+\.partial$")
+"""The name of :func:`write_voc_obb_set`'s temporary folder in its ``out``
+(``.real-obb-<random>.partial``, :func:`tempfile.mkdtemp`'s), and of the lock file in it that
+the writing run holds (an exclusive ``flock``, released when the process ends, however)."""
+
+
+def _held(lock: Path) -> bool:
+    """Whether a running process holds ``lock`` (a partial folder's lock file). A folder
+    without one (a run before 2026-12-08, or one killed before it made it) is held by none.
+    Where ``fcntl`` does not exist (Windows) a lock file counts as held: not checked."""
+    try:
+        import fcntl
+    except ImportError:
+        return lock.exists()
+    try:
+        f = open(lock, "rb")
+    except OSError:
+        return False
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+
+
+def _take(lock: Path) -> Any:
+    """Create and hold ``lock`` (see :func:`_held`); returns the open file to keep (closing it
+    lets go)."""
+    f = open(lock, "wb")
+    try:
+        import fcntl
+
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:
+        pass
+    return f
+
+
+def remove_stale_partials(out: Path) -> list[Path]:
+    """Remove the temporary folders that runs of :func:`write_voc_obb_set` killed outright
+    (``kill -9``, a power cut: no clean-up ran) left in ``out``: the folders named as it names
+    them (``.real-obb-<random>.partial``) whose lock no process holds (another run writing
+    there now keeps its folder). Each is said on standard error. Nothing else in ``out`` is
+    touched.
+
+    Returns:
+        The folders removed (none when ``out`` is not a folder).
+    """
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    removed = []
+    for d in sorted(out.iterdir()):
+        if not _PARTIAL.match(d.name) or d.is_symlink() or not d.is_dir() or _held(d / PARTIAL_LOCK):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        print(f"removed {d}, the partial set of an earlier run that was killed", file=sys.stderr)
+        removed.append(d)
+    return removed
 
 
 def holdout_names(labels_json: Path, holdout_every: int = 4) -> list[str]:
@@ -82,7 +146,8 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
     """Write the OBB set (``out/images/{train,val}``, ``out/labels/{train,val}``). It is
     written into a temporary folder in ``out`` and moved into place at the end: a failure
     partway (an unreadable photo, Ctrl-C) leaves no half-written set (other files in ``out``
-    stay as they were).
+    stay as they were); the temporary folder of a run killed outright is removed by the next
+    run (:func:`remove_stale_partials`).
 
     Args:
         folder: the photos. labels_json: ``{"images": [{"image", "boxes": [{"xmin", "ymin",
@@ -146,9 +211,12 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
     held = set(holdout_names(labels_json, holdout_every))
     final, made = Path(out), not Path(out).exists()
     final.mkdir(parents=True, exist_ok=True)
-    out = Path(tempfile.mkdtemp(prefix=".real-obb-", suffix=".partial", dir=final))
+    remove_stale_partials(final)  # (they filled the disk, one per killed run)
+    out = Path(tempfile.mkdtemp(prefix=PARTIAL_PREFIX, suffix=PARTIAL_SUFFIX, dir=final))
     moved: list[Path] = []
+    lock = None
     try:
+        lock = _take(out / PARTIAL_LOCK)  # held while this run writes: the next run tells it from a killed one's
         stats = _write_photos(entries, Path(folder), out, rec, held, imgsz, copies, min_iou, source, seed, paste,
                               words)
         for sub in ("images", "labels"):
@@ -163,13 +231,16 @@ def write_voc_obb_set(folder: Path, labels_json: Path, out: Path, detector: Path
         for dest in moved:
             shutil.rmtree(dest, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
+        if lock is not None:
+            lock.close()
         if made:
             try:
                 final.rmdir()  # (only when empty: nothing of the user's is removed)
             except OSError:
                 pass
         raise
-    out.rmdir()
+    shutil.rmtree(out, ignore_errors=True)  # its lock file alone, held until it is gone
+    lock.close()
     return stats
 
 

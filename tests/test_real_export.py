@@ -210,3 +210,34 @@ def test_a_failure_partway_leaves_no_half_written_set(tmp_path):
     assert stats["train"] + stats["val"] == 3
     assert sorted(p.name for p in out.iterdir()) == ["NOTES.md", "images", "labels"]
     assert len(list((out / "images").rglob("*.jpg"))) == len(list((out / "labels").rglob("*.txt"))) == 3
+
+
+@pytest.mark.skipif(not OBB_ONNX.is_file(), reason="oriented-box detector not shipped")
+def test_a_killed_runs_partial_folder_is_removed_by_the_next_run(tmp_path, capfd):
+    """A run killed outright (kill -9) left its hidden .real-obb-*.partial folder in OUT; every
+    later run went on beside it and every killed one left another (megabytes each). Now the
+    next run removes those it can tell as its own and dead, and says so; a running run's, and
+    the user's files, stay."""
+    from nertz.datasets import real_export
+
+    labels = _two_photos(tmp_path / "photos")
+    out = tmp_path / "set"
+    # a killed run's (its lock file held by no one), and one of a run before the lock files
+    stale = [out / ".real-obb-05tyvx1e.partial", out / ".real-obb-k2_x9abc.partial"]
+    live = out / ".real-obb-ab12cd34.partial"  # a run writing here now
+    for d in stale + [live]:
+        (d / "images" / "train").mkdir(parents=True)
+        (d / "images" / "train" / "a_0.jpg").write_bytes(b"x")
+    (stale[1] / real_export.PARTIAL_LOCK).write_bytes(b"")
+    held = real_export._take(live / real_export.PARTIAL_LOCK)
+    (out / "NOTES.md").write_text("mine\n")
+    (out / ".real-obb-notes").mkdir()  # not a name the command gives
+    stats = write_voc_obb_set(tmp_path / "photos", labels, out, OBB_ONNX, imgsz=160, holdout_every=2, copies=1)
+    assert stats["train"] + stats["val"] == 2
+    assert sorted(p.name for p in out.iterdir()) == sorted([".real-obb-notes", "NOTES.md", live.name, "images",
+                                                           "labels"])
+    err = capfd.readouterr().err
+    assert all(f"removed {d}, the partial set of an earlier run that was killed" in err for d in stale), err
+    assert real_export.remove_stale_partials(tmp_path / "nothing") == []
+    held.close()  # its run ended (killed): the next run removes it
+    assert real_export.remove_stale_partials(out) == [live]
