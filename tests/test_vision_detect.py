@@ -286,6 +286,30 @@ def test_detect_command_reads_each_image_at_the_size_asked(tmp_path, monkeypatch
     assert CliRunner().invoke(app, ["detect", str(img), "--imgsz", "10"]).exit_code == 2  # refused, no traceback
 
 
+@pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
+def test_detect_json_an_unreadable_image_is_a_line_of_image_and_error(tmp_path):
+    """The shape README.md documents beside ``nertz detect`` (DESIGN.md's contract gives only
+    the ``cards`` line): ``{"image": path, "error": message}``, exactly those two keys, one line
+    per unreadable image, in order among the others; exit status 2 at the end."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    img = tmp_path / "table.png"
+    cv2.imwrite(str(img), np.full((240, 320, 3), 90, np.uint8))
+    (tmp_path / "bad.png").write_bytes(b"not an image")
+    (tmp_path / "folder").mkdir()
+    bad = [tmp_path / "missing.png", tmp_path / "bad.png", tmp_path / "folder"]
+    r = CliRunner().invoke(app, ["detect", str(bad[0]), str(img), str(bad[1]), str(bad[2]), "--json"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["image"] for x in lines] == [str(bad[0]), str(img), str(bad[1]), str(bad[2])]
+    assert set(lines[1]) == {"image", "cards"}
+    for line, path in zip(lines[:1] + lines[2:], bad):
+        assert set(line) == {"image", "error"} and isinstance(line["error"], str)
+        assert line["error"].startswith(f"{path}: ")  # the message names the image
+
+
 @needs_models
 def test_detect_with_a_table_made_for_another_camera_uses_only_its_back_colours(tmp_path):
     # a 640x360 frame with the table file of a 1280x720 camera: its zones would turn the cards
