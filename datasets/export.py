@@ -80,6 +80,11 @@ OPTIONS = {
 WHOLE_OPTIONS = ("val_every", "frames_per_scene", "crops_per_frame", "cards_per_frame", "imgsz", "crop")
 """The options that are counts or sizes in pixels: a value that is not a whole number (``2.5``,
 ``true``, ``"3"``) is refused (:func:`write_dataset`)."""
+SIZE_OPTIONS = ("imgsz", "crop")
+SIZE_MIN, SIZE_MAX = 16, 2048
+"""The crop sides in pixels (``imgsz`` of detect and obb, ``crop`` of the card kinds) that
+:func:`write_dataset` takes: 0 or less failed in OpenCV's resize in a worker, with a
+traceback; 100000 asked for gigabytes. 2048 is ``nertz train``'s largest ``--imgsz``."""
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -970,7 +975,8 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
     Raises:
         ValueError: unknown ``kind``, an option the kind does not take, ``images`` < 1,
             ``workers`` < 1, ``val_every``, ``frames_per_scene``, ``crops_per_frame`` or
-            ``cards_per_frame`` not a whole number (:data:`WHOLE_OPTIONS`) or < 1, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
+            ``cards_per_frame`` not a whole number (:data:`WHOLE_OPTIONS`) or < 1, ``imgsz`` or
+            ``crop`` outside :data:`SIZE_MIN`..:data:`SIZE_MAX`, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
             outside 0..1, ``max_visible`` without ``detector_quads``, or a ``detector_quads``
             that names no file; nothing is written then.
     """
@@ -988,6 +994,10 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         value = options.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
             raise ValueError(f"{key} must be a whole number, got {value!r}")
+    for key in SIZE_OPTIONS:
+        value = options.get(key)
+        if value is not None and not SIZE_MIN <= value <= SIZE_MAX:
+            raise ValueError(f"{key} is a crop side in pixels, {SIZE_MIN}..{SIZE_MAX}; got {value}")
     if options.get("max_visible") is not None and not options.get("detector_quads"):
         raise ValueError("max_visible (partly covered cards) needs detector_quads: covered cards are taken "
                          "as a detector boxes them")

@@ -248,6 +248,10 @@ def test_dataset_rejects_a_malformed_option(tmp_path: Path) -> None:
     (["-x", "crops_per_frame=true"], "crops_per_frame must be a whole number, got True"),
     (["--kind", "classify", "-x", "cards_per_frame=1.5"], "cards_per_frame must be a whole number"),
     (["-x", "val_every=\"3\""], "val_every must be a whole number, got '3'"),
+    # 0 or less was a traceback (cv2.error ... inv_scale_x > 0) from a worker, after the folders were made
+    (["-x", "imgsz=0"], "imgsz is a crop side in pixels, 16..2048; got 0"),
+    (["--kind", "classify", "-x", "crop=-4"], "crop is a crop side in pixels, 16..2048; got -4"),
+    (["--kind", "card", "-x", "crop=100000"], "crop is a crop side in pixels, 16..2048; got 100000"),
 ])
 def test_dataset_refuses_options_it_would_ignore(tmp_path: Path, args: list[str], message: str) -> None:
     res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--images", "2", "--workers", "1",
