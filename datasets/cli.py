@@ -136,7 +136,7 @@ def round_(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): a new or empty folder, or an earlier round's (its files are replaced).")],
     players: Annotated[int, typer.Option(min=2, max=6, help="Number of players, 2..6.")] = 3,
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed and options give the same round and video.")] = 0,
-    resolution: Annotated[str, typer.Option(help="Frame size WIDTHxHEIGHT: 1280x720 or 1920x1080 (any even size from 64x36).")] = "1280x720",
+    resolution: Annotated[str, typer.Option(help="Frame size WIDTHxHEIGHT: 1280x720 or 1920x1080 (any even size from 64x36 up to 8K, 7680x4320 pixels).")] = "1280x720",
     fps: Annotated[int, typer.Option(min=1, max=120, help="Frames per second.")] = 30,
     speed: Annotated[Optional[float], typer.Option(help="Players' speed factor (1.0: practised adults). Default 1.0, or chosen for --min/--max-seconds.")] = None,
     min_seconds: Annotated[Optional[float], typer.Option("--min-seconds", help="Draw rounds (from the seed) until one lasts at least this long.")] = None,
@@ -322,7 +322,7 @@ def audit_scene(
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write (created): photo.png, table.json, truth.json; a new or empty folder, or an earlier audit scene's (its files are replaced).")],
     seed: Annotated[int, typer.Option(min=0, help="Random seed: the same seed gives the same photo (seeds from 10000 are the held-out evaluation's).")] = 0,
     players: Annotated[Optional[int], typer.Option(min=2, max=6, help="Number of players (default: drawn, 2-4).")] = None,
-    resolution: Annotated[str, typer.Option(help="WIDTHxHEIGHT of the photo, pixels.")] = "1920x1080",
+    resolution: Annotated[str, typer.Option(help="WIDTHxHEIGHT of the photo, pixels (64x36 up to 8K, 7680x4320 pixels).")] = "1920x1080",
     arrangements: Annotated[str, typer.Option(help="Spreads in the shared area, comma-separated: row, fan, heap.")] = "row,fan,heap",
 ) -> None:
     """Render an end-of-round photo for `nertz audit`: foundations face down in the shared
@@ -344,6 +344,8 @@ def audit_scene(
         sc = make_audit_scene(seed, (w, h), n_players=players, arrangements=kinds)
     except ValueError as exc:
         _fail(str(exc))
+    except MemoryError:  # a large --resolution on a small machine (7680x4320 takes about 6 GB)
+        _fail(f"--resolution {w}x{h}: not enough memory to render the photo; give a smaller one, e.g. 1920x1080")
     try:
         out.mkdir(parents=True, exist_ok=True)
         if not cv2.imwrite(str(out / "photo.png"), sc.frame):

@@ -48,6 +48,10 @@ __all__ = ["Scene", "make_scene", "render_frame", "draw_labels", "contact_sheet"
            "card_sample_points"]
 
 _HAND_ID0 = 30000  # ids >= this in the id buffer are hands
+MAX_PIXELS = 7680 * 4320
+"""The largest frame :func:`make_scene` renders, in pixels (8K UHD, 33 megapixels; about 6 GB
+of memory for an audit photo, 1.4 GB at 3840x2160): 100000x60000 failed with a traceback,
+unable to allocate 89 GiB."""
 _PILE_ID = 29999  # the body of a squared pile (its side layers)
 _PLAY_TIME = 0.5  # assumed duration of one carried move, s (sets motion-blur length)
 
@@ -233,7 +237,7 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
             file's ``players``), in seating order.
         seed: everything below is drawn from ``numpy.random.default_rng(seed)``.
         resolution: ``(width, height)`` pixels; default: 1280x720 (70 %) or 1920x1080. Any
-            size from 64x36 works (tests use tiny frames).
+            size from 64x36 up to :data:`MAX_PIXELS` pixels works (tests use tiny frames).
         surface: one of ``wood felt cloth pattern plain`` or ``uniform``; default: drawn.
         surface_colour: BGR base colour of the surface (``uniform`` defaults to grey).
         tilt_deg: camera tilt off vertical (0..60); default drawn in 0..35 (0 for 20 %).
@@ -280,6 +284,9 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
     width, height = int(resolution[0]), int(resolution[1])
     if width < 64 or height < 36:
         raise ValueError(f"resolution must be at least 64x36, got {width}x{height}")
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"resolution {width}x{height} is more pixels than 7680x4320 (8K), the largest frame "
+                         "rendered (it would need tens of gigabytes of memory)")
     if surface is not None and surface not in SURFACE_KINDS + ("uniform",):
         raise ValueError(f"unknown surface {surface!r}; choose from {SURFACE_KINDS + ('uniform',)}")
 

@@ -79,3 +79,25 @@ def test_a_deck_is_dealt_once_without_jokers_or_repeats() -> None:
 def test_max_per_player_over_a_deck_is_refused() -> None:
     with pytest.raises(ValueError, match="deck holds 52"):
         make_audit_scene(0, (160, 90), max_per_player=60)
+
+
+def test_a_resolution_too_large_to_render_is_one_error_line(tmp_path, monkeypatch) -> None:
+    """``nertz synth audit --resolution 100000x60000`` ended in a traceback (numpy: unable to
+    allocate 89.4 GiB); now more than 8K is refused before rendering, and a machine without
+    the memory for a size under it gets an error line too. Nothing is written either way."""
+    from typer.testing import CliRunner
+
+    import nertz.datasets.audit_scenes as audit_scenes
+    from nertz.cli import app
+
+    r = CliRunner().invoke(app, ["synth", "audit", "--out", str(tmp_path / "a"), "--resolution", "100000x60000"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith("error: resolution 100000x60000 is more pixels than 7680x4320"), r.output
+
+    def short_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(audit_scenes, "make_audit_scene", short_of_memory)
+    r = CliRunner().invoke(app, ["synth", "audit", "--out", str(tmp_path / "a"), "--resolution", "7680x4320"])
+    assert r.exit_code == 2 and r.output.startswith("error: --resolution 7680x4320: not enough memory"), r.output
+    assert not (tmp_path / "a").exists()
