@@ -319,3 +319,28 @@ def test_two_data_folders_of_one_name_are_refused(no_render, monkeypatch, tmp_pa
     assert no_render == []
     r = _run("classifier", "--data", str(tmp_path / "a" / "cls"), "--data", str(tmp_path / "a" / "cls"))
     assert "stub merge_classify_sets reached" in r.output  # the same folder twice merges as before
+
+
+@pytest.mark.parametrize("command", ["detector", "classifier", "audit"])
+def test_an_out_that_cannot_be_written_is_refused_before_rendering(command, no_render, monkeypatch, tmp_path):
+    """The weights are exported to --out after the whole training: a file on its path
+    (NotADirectoryError in export_onnx's mkdir) or a read-only folder ended the run in a
+    traceback then. Now it is refused first; with --no-export --out is not written and not
+    checked."""
+    import os
+
+    _extra(monkeypatch, installed=True)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # audit's default --init models/cards_obb.pt
+    (tmp_path / "afile").write_text("mine")
+    r = _run(command, "--images", "12", "--out", str(tmp_path / "afile" / "sub" / "cards"))
+    assert r.exit_code == 2 and r.output.startswith(f"error: --out {tmp_path / 'afile' / 'sub' / 'cards'}: cannot "
+                                                    f"write the weights there, {tmp_path / 'afile'} is a file"), r.output
+    (tmp_path / "ro").mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == tmp_path / "ro" else real_access(p, mode))
+    r = _run(command, "--images", "12", "--out", str(tmp_path / "ro" / "cards"))
+    assert r.exit_code == 2 and f"{tmp_path / 'ro'} is not writable" in r.output, r.output
+    assert no_render == [] and (tmp_path / "afile").read_text() == "mine"
+    if command != "classifier":
+        r = _run(command, "--images", "12", "--out", str(tmp_path / "ro" / "cards"), "--no-export")
+        assert "stub write" in r.output, r.output

@@ -178,17 +178,33 @@ def need_both_splits(folder: Path) -> None:
                              "and ultralytics trains on train and checks on val): ask for more --images")
 
 
-def need_stem(out: Path) -> None:
+def need_stem(out: Path, writable: bool = True) -> None:
     """Refuse an ``--out`` that is a folder: it is the weights' stem (``out.pt`` and
     ``out.onnx`` are written), so the weights would land beside the folder, not in it, after
     the whole training.
 
+    Nor, with ``writable`` (the weights are exported there: not with ``--no-export``), one whose
+    folder cannot be made or written to (a file on its path, a read-only folder): the export
+    failed there with a traceback, after the whole training.
+
     Raises:
-        ValueError: ``out`` is an existing folder; names the stem to give instead.
+        ValueError: ``out`` is an existing folder (names the stem to give instead), or its
+            folder cannot be written.
     """
+    import os
+
     if Path(out).is_dir():
         raise ValueError(f"--out {out}: a folder; --out is the weights' stem, without suffix (.pt and .onnx are "
                          f"added): give for example {Path(out) / 'cards'}")
+    if not writable:
+        return
+    parent = Path(out).parent
+    while not parent.exists() and parent != parent.parent:  # the nearest folder there is (the rest is made)
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"--out {out}: cannot write the weights there, {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot write the weights there, {parent} is not writable")
 
 
 RECIPE_FILE = ".nertz-recipe.json"
@@ -332,7 +348,7 @@ def detector(
         name = name or ("cards_obb" if obb else "cards_det")
         # the defaults are the source tree's models/ (where nertz detect finds them), wherever it is run from
         out = out or MODELS / ("cards_obb" if obb else "cards_det")
-        need_stem(out)
+        need_stem(out, writable=export)
         if obb and init is None and weights is None:
             init = MODELS / "cards_det.pt"
         # every argument and the [train] extra first: the data set takes minutes to render
@@ -437,6 +453,11 @@ def classifier(
             raise ValueError("--detector-quads is for --kind card or strip (the quads or strips of their crops)")
         if (jitter, jitter_scale) != (0.03, 0.04) and kind != "card":
             raise ValueError("--jitter and --jitter-scale are for --kind card (the rectified cards' quads)")
+        card = kind == "card"
+        default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
+        name = name or default_name
+        out = out or MODELS / default_name
+        need_stem(out)
         check_imgsz(imgsz)
         check_device(device)
         check_lr0(lr0)
@@ -465,11 +486,6 @@ def classifier(
             data = merge_classify_sets(data, RUNS / "data" / "+".join(d.name for d in data))
         else:
             data = data[0]
-        card = kind == "card"
-        default_name = {"card": "cards_id", "strip": "cards_strip", "classify": "cards_cls"}[kind]
-        name = name or default_name
-        out = out or MODELS / default_name
-        need_stem(out)
         if data is None and not resume:
             extra_opts = {"detector_quads": str(detector_quads)} if detector_quads is not None else {}
             if kind == "strip":
@@ -542,7 +558,7 @@ def audit_strips(
         # the defaults are the source tree's models/, wherever it is run from
         init = init or MODELS / "cards_obb.pt"
         out = out or MODELS / "audit_strips"
-        need_stem(out)
+        need_stem(out, writable=export)
         # every argument and the [train] extra first: the data set takes minutes to render
         check_imgsz(imgsz)
         check_device(device)
