@@ -85,6 +85,13 @@ SIZE_MIN, SIZE_MAX = 16, 2048
 """The crop sides in pixels (``imgsz`` of detect and obb, ``crop`` of the card kinds) that
 :func:`write_dataset` takes: 0 or less failed in OpenCV's resize in a worker, with a
 traceback; 100000 asked for gigabytes. 2048 is ``nertz train``'s largest ``--imgsz``."""
+_RANGED_OPTIONS = (("jitter", 0.0, 0.5, "the quads' corner noise, a share of the card's side"),
+                   ("jitter_scale", 0.0, 0.5, "the quads' scale change, 1 +- this"),
+                   ("min_visible", 0.0, 1.0, "a card's visible share"),
+                   ("max_visible", 0.0, 1.0, "a card's visible share"),
+                   ("detector_share", 0.0, 1.0, "the share of the strips boxed by the detector"))
+"""Options of :func:`write_dataset` that are numbers in a range (``nertz train classifier``'s
+``--jitter`` and ``--jitter-scale`` take 0..0.5), checked before any folder is made."""
 DETECT_CLASSES = ("face", "back", "hand")
 """Class names of the detector, in class-id order."""
 CARD_CLASSES = tuple(r + s for s in "SHDC" for r in "A23456789TJQK") + ("JK",)
@@ -976,7 +983,9 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         ValueError: unknown ``kind``, an option the kind does not take, ``images`` < 1,
             ``workers`` < 1, ``val_every``, ``frames_per_scene``, ``crops_per_frame`` or
             ``cards_per_frame`` not a whole number (:data:`WHOLE_OPTIONS`) or < 1, ``imgsz`` or
-            ``crop`` outside :data:`SIZE_MIN`..:data:`SIZE_MAX`, ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
+            ``crop`` outside :data:`SIZE_MIN`..:data:`SIZE_MAX`, an option of
+            :data:`_RANGED_OPTIONS` out of its range, ``max_canvas_px`` not above 0, a
+            ``resolution`` that is not ``[W, H]`` from 64x36 to 8K (7680x4320), ``clutter_crops``, ``zoom_p``, ``roll_p`` or ``close_p``
             outside 0..1, ``max_visible`` without ``detector_quads``, or a ``detector_quads``
             that names no file; nothing is written then.
     """
@@ -998,6 +1007,23 @@ def write_dataset(kind: str, images: int, seed: int, out: Path, workers: int = 1
         value = options.get(key)
         if value is not None and not SIZE_MIN <= value <= SIZE_MAX:
             raise ValueError(f"{key} is a crop side in pixels, {SIZE_MIN}..{SIZE_MAX}; got {value}")
+    for key, lo, hi, what in _RANGED_OPTIONS:  # they failed in a worker ("high - low < 0") or were taken as they came
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                  or not lo <= value <= hi):
+            raise ValueError(f"{key} is {what}, {lo:g}..{hi:g}; got {value!r}")
+    mcp = options.get("max_canvas_px")
+    if mcp is not None and (isinstance(mcp, bool) or not isinstance(mcp, numbers.Real) or not 0 < mcp < math.inf):
+        raise ValueError(f"max_canvas_px is a number of pixels above 0; got {mcp!r}")  # was "math domain error"
+    res = options.get("resolution")
+    if res is not None:
+        from .render import MAX_PIXELS
+
+        if not (isinstance(res, (list, tuple)) and len(res) == 2
+                and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in res)):
+            raise ValueError(f"resolution is [WIDTH, HEIGHT] in pixels, e.g. [1280, 720]; got {res!r}")
+        if res[0] < 64 or res[1] < 36 or res[0] * res[1] > MAX_PIXELS:
+            raise ValueError(f"resolution must be 64x36 to 7680x4320 pixels (8K), got {res[0]}x{res[1]}")
     if options.get("max_visible") is not None and not options.get("detector_quads"):
         raise ValueError("max_visible (partly covered cards) needs detector_quads: covered cards are taken "
                          "as a detector boxes them")

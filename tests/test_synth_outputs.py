@@ -252,6 +252,14 @@ def test_dataset_rejects_a_malformed_option(tmp_path: Path) -> None:
     (["-x", "imgsz=0"], "imgsz is a crop side in pixels, 16..2048; got 0"),
     (["--kind", "classify", "-x", "crop=-4"], "crop is a crop side in pixels, 16..2048; got -4"),
     (["--kind", "card", "-x", "crop=100000"], "crop is a crop side in pixels, 16..2048; got 100000"),
+    # these failed in a worker with a riddle, after the folders were made, or were taken as they came
+    (["--kind", "card", "-x", "jitter_scale=-2"], "jitter_scale is the quads' scale change, 1 +- this, 0..0.5; got -2"),
+    (["--kind", "card", "-x", "jitter=7"], "jitter is the quads' corner noise"),  # written, silently
+    (["--kind", "card", "-x", "min_visible=2"], "min_visible is a card's visible share, 0..1; got 2"),  # 0 images
+    (["--kind", "strip", "-x", "detector_share=3"], "detector_share is the share of the strips"),
+    (["-x", "max_canvas_px=-1"], "max_canvas_px is a number of pixels above 0; got -1"),  # "math domain error"
+    (["-x", "resolution=5"], "resolution is [WIDTH, HEIGHT] in pixels"),  # "'int' object is not subscriptable"
+    (["-x", "resolution=[100000,100000]"], "resolution must be 64x36 to 7680x4320 pixels (8K), got 100000x100000"),
 ])
 def test_dataset_refuses_options_it_would_ignore(tmp_path: Path, args: list[str], message: str) -> None:
     res = nertz("synth", "dataset", "--out", str(tmp_path / "d"), "--images", "2", "--workers", "1",
