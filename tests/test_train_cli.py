@@ -288,6 +288,18 @@ def test_an_earlier_complete_set_is_reused_or_refused_never_removed(no_render, m
     assert r.exit_code == 2 and "did not write" in r.output and "--rerender" in r.output, r.output
     assert (folder / "notes.txt").read_text() == "mine" and rendered == [True, True]
 
+    # a link there (to a set kept on another disk) is left alone; a runs/ it cannot write, an error line
+    shutil.rmtree(folder)
+    folder.symlink_to(tmp_path)
+    r = _run("detector", "--images", "24", "--seed", "5", "--rerender")
+    assert r.exit_code == 2 and "is a file or a link" in r.output and tmp_path.is_dir(), r.output
+    folder.unlink()
+    shutil.rmtree(runs / "data")
+    (runs / "data").write_text("a file where runs/data should be")
+    r = _run("detector", "--images", "24", "--seed", "5")
+    assert r.exit_code == 2 and r.output.startswith(f"error: {folder}: cannot render the set there"), r.output
+    assert "Traceback" not in r.output and rendered == [True, True]
+
 
 def test_the_recipe_tells_sets_apart(tmp_path):
     """What makes the files differ makes the recipe differ (not the worker count, which the

@@ -250,14 +250,16 @@ def prepare_set(folder: Path, wanted: dict, rerender: bool) -> bool:
         holding only the recipe file).
 
     Raises:
-        ValueError: the refusals above (names ``--rerender``); ``folder`` is a file.
+        ValueError: the refusals above (names ``--rerender``); ``folder`` is a file or a link,
+            or cannot be written.
     """
     import json
     import shutil
 
     folder = Path(folder)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-        raise ValueError(f"{folder} is a file, not a rendered set: move it away to render the set there")
+        raise ValueError(f"{folder} is a file or a link, not a folder of a rendered set: move it away to render the "
+                         "set there")
     if folder.is_dir() and any(folder.iterdir()):
         try:
             earlier = json.loads((folder / RECIPE_FILE).read_text(encoding="utf-8"))
@@ -284,9 +286,14 @@ def prepare_set(folder: Path, wanted: dict, rerender: bool) -> bool:
                              "--rerender to replace them")
         else:
             typer.echo(f"replacing {folder}, a render of this command cut short", err=True)
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / RECIPE_FILE).write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    try:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / RECIPE_FILE).write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    except OSError as e:  # runs/ of a read-only install
+        raise ValueError(f"{folder}: cannot render the set there ({e.strerror or e}); give --data, a set "
+                         "rendered elsewhere (nertz synth dataset)") from None
     return False
 
 
