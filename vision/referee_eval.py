@@ -185,15 +185,16 @@ def _hand_free_t(labels: list[dict[str, Any]], play: dict[str, Any], fps: float)
     return None
 
 
-def _latency_after_hand(pairs: list[tuple[dict, dict]], pipe: Any, labels: list[dict[str, Any]], fps: float) -> list[float]:
+def _latency_after_hand(pairs: list[tuple[dict, dict]], pipe: Any, labels: list[dict[str, Any]],
+                        fps: float) -> list[tuple[float, dict]]:
     """For each matched play: media seconds from the hand leaving the card to the look that
-    reported the play (the issue's latency figure)."""
+    reported the play (the issue's latency figure), with the true play."""
     out = []
     for p, g in pairs:
         reported = pipe.reported_at.get(id(p))
         free = _hand_free_t(labels, g, fps)
         if reported is not None and free is not None:
-            out.append(reported - free)
+            out.append((reported - free, g))
     return out
 
 
@@ -398,7 +399,11 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
                                for n, k in lt.items()}
     located = {n: (pile.place, pile.width) for n, pile in pipe.nertz_piles.piles.items()}
     out["nertz_piles_off"] = nertz_piles_off(located, table, labels)
-    lat = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
+    late = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
+    lat = [x for x, _ in late]
+    out["latency_after_hand_s"] = [round(x, 3) for x in lat]
+    out["late"] = [f"{g.get('card')} pile {g.get('pile')} {g.get('player')} at {float(g['t']):.2f} s: "
+                   f"reported {x:.2f} s after the hand left" for x, g in late if x > 0.5]
     out["speed"] = pipe.stats.summary()
     if lat:
         out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
@@ -460,6 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     tot: Counter = Counter()
     readings: dict[str, Counter] = {}
     dt_frames: list[float] = []
+    latency: list[float] = []
     try:
         for r in a.rounds:
             res = evaluate_round(r, a.labels, a.stride, a.true_counts, settings, a.looks_cache)
@@ -481,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
                 if res.get("nertz_piles_off"):
                     print("    Nertz piles located, card widths off the true place: " + ", ".join(
                         f"{n} {off}" for n, off in res["nertz_piles_off"].items()))
-                for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong"):
+                for k in ("missed", "wrong_owner", "off_time", "extras", "collision_missed", "collision_wrong", "late"):
                     for line in res[k][:12]:
                         print(f"    {k}: {line}")
             for k in ("plays", "predicted", "found_card_pile", "right_owner", "within_two_frames", "all_right",
@@ -489,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
                 tot[k] += res[k]
             tot["rounds"] += 1
             dt_frames += res["dt_frames"]
+            latency += res.get("latency_after_hand_s", [])
             for band, c in res.get("readings", {}).items():
                 readings.setdefault(band, Counter()).update(c)
             tot["scores_exact"] += bool(res.get("scores_exact"))
@@ -522,6 +529,11 @@ def main(argv: list[str] | None = None) -> int:
               f"of {tot['piles_located']}")
     if dt_frames:
         print(f"TOTAL times of the matched plays, frames late (-: early): {_format_timing(dt_frames)}")
+    if latency:
+        lat = np.asarray(latency)
+        print(f"TOTAL latency after the hand left the card (media s, {lat.size} plays): median "
+              f"{np.median(lat):.3f}, 90th percentile {np.percentile(lat, 90):.3f}, max {lat.max():.3f}; "
+              f"over 0.5 s: {int((lat > 0.5).sum())} ({(lat > 0.5).mean():.1%})")
     if readings:
         print(f"TOTAL readings per look: {_format_readings(readings)}")
     return 0
