@@ -610,3 +610,47 @@ def test_a_player_without_a_zone_is_warned_of(tmp_path):
     assert r.returncode == 0, r.stderr
     assert f"warning: {table} gives no zone to green:" in r.stderr
     assert json.loads(r.stdout.splitlines()[-1])["type"] == "result"
+
+
+def _unreadable(path: Path, monkeypatch) -> None:
+    """Take away every permission on ``path``; as root, whom permissions do not stop, also make
+    listing or opening it fail as it would for another user (PermissionError)."""
+    import os
+
+    path.chmod(0)
+    if os.geteuid() != 0:
+        return
+    denied = PermissionError(13, "Permission denied", str(path))
+    iterdir, open_ = Path.iterdir, Path.open
+
+    def no_listing(self):
+        if self == path:
+            raise denied
+        return iterdir(self)
+
+    def no_open(self, *args, **kwargs):
+        if self == path:
+            raise denied
+        return open_(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "iterdir", no_listing)
+    monkeypatch.setattr(Path, "open", no_open)
+
+
+def test_a_folder_of_images_that_cannot_be_listed_is_an_error_line_not_a_traceback(tmp_path, monkeypatch):
+    """A folder source this user may not read (permissions) was a PermissionError traceback."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "f0.png"), np.zeros((720, 1280, 3), np.uint8))
+    _unreadable(folder, monkeypatch)
+    try:
+        r = CliRunner().invoke(app, ["referee", "--source", str(folder), "--table", str(SAMPLE / "table.json")])
+    finally:
+        folder.chmod(0o755)
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert r.stderr.startswith("error: ") and "cannot be read (Permission denied)" in r.stderr, r.stderr
+    assert r.stdout == ""

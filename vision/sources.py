@@ -392,7 +392,8 @@ class ImageFolderSource(FrameSource):
             decoded).
 
     Raises:
-        SourceError: missing folder, no images in it, or not one of them readable.
+        SourceError: missing folder, a folder that cannot be listed (permissions), no images in
+            it, or not one of them readable.
         ValueError: ``fps`` not positive.
     """
 
@@ -407,8 +408,11 @@ class ImageFolderSource(FrameSource):
             raise ValueError(f"fps must be positive, got {fps}")
         self.fps = float(fps) if fps is not None else DEFAULT_FOLDER_FPS
         if p.is_dir():
-            files = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS),
-                           key=lambda f: _natural_key(f.name))
+            try:
+                files = sorted((f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_EXTENSIONS),
+                               key=lambda f: _natural_key(f.name))
+            except OSError as exc:  # a folder this user may not list (permissions)
+                raise SourceError(f"{path}: the folder cannot be read ({exc.strerror or exc})") from None
             if not files:
                 raise SourceError(f"{path}: the folder holds no images ({', '.join(IMAGE_EXTENSIONS)})")
         elif p.is_file():
