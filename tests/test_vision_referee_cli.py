@@ -654,3 +654,21 @@ def test_a_folder_of_images_that_cannot_be_listed_is_an_error_line_not_a_traceba
     assert r.exit_code == 2, (r.output, r.exception)
     assert r.stderr.startswith("error: ") and "cannot be read (Permission denied)" in r.stderr, r.stderr
     assert r.stdout == ""
+
+
+def test_a_video_file_that_cannot_be_read_says_so_not_that_it_is_no_video(tmp_path, clip, monkeypatch):
+    """A video file this user may not read was called 'not a video file, or a format OpenCV's
+    FFmpeg cannot read': the user would look for a codec problem."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    video = tmp_path / "locked.mp4"
+    video.write_bytes(clip.read_bytes())
+    _unreadable(video, monkeypatch)
+    try:
+        r = CliRunner().invoke(app, ["referee", "--source", str(video), "--table", str(SAMPLE / "table.json")])
+    finally:
+        video.chmod(0o644)
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert r.stderr == f"error: {video}: cannot be read (Permission denied)\n", r.stderr

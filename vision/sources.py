@@ -228,7 +228,8 @@ class VideoFileSource(FrameSource):
         capture_factory: makes the capture from the path (tests pass a fake).
 
     Raises:
-        SourceError: the file is missing or OpenCV cannot open it as a video.
+        SourceError: the file is missing, cannot be read (permissions) or OpenCV cannot open it
+            as a video.
     """
 
     live = False
@@ -241,6 +242,11 @@ class VideoFileSource(FrameSource):
         if capture_factory is None:
             if not p.is_file():
                 raise SourceError(f"{path}: no such video file")
+            try:  # OpenCV says only that it failed: a file this user may not read is not 'not a video'
+                with p.open("rb"):
+                    pass
+            except OSError as exc:
+                raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
             capture_factory = _default_file_capture
         self._cap = capture_factory(str(p))
         if self._cap is None or not self._cap.isOpened():
