@@ -15,9 +15,10 @@ and, additive in this project:
 - ``resolve`` ``{"id", "winner" | "as"}``: a person's answer to a review item;
 - ``stuck`` ``{"t"}``: the whole table was stuck and turned its wastes (information only).
 
-``ruling``, ``review`` and ``result`` lines are the referee's output; in an input log they
-are accepted and ignored, so a log written by the simulator (which records its own rulings)
-or by ``nertz referee --json`` can be scored as it is.
+``ruling``, ``review``, ``result`` and ``audit`` lines are the referee's output; in an input
+log they are accepted and ignored, so a log written by the simulator (which records its own
+rulings) or by ``nertz referee --json`` (with ``--audit``, its back count's ``audit`` line) can
+be scored as it is: by its plays and Nertz counts, not by a back count.
 
 Each event is an immutable pydantic model; :func:`parse_event` validates one decoded line.
 Values must have their JSON types (:mod:`nertz.referee.jsonvalues`): times and confidences are
@@ -210,10 +211,11 @@ class RulingLine(_Event):
 
 
 class ResultLine(_Event):
-    """A result line found in an input log (ignored when scoring)."""
+    """A result line, or the back count's ``audit`` line that ``nertz referee --json --audit``
+    prints before it, found in an input log (ignored when scoring)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    type: Literal["result"] = "result"
+    type: Literal["result", "audit"] = "result"
 
 
 Event = Annotated[
@@ -224,7 +226,7 @@ Event = Annotated[
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 _TYPES = ("play", "call", "nertz_left", "round_end", "take_back", "declare", "resolve", "stuck", "ruling", "review",
-          "result")
+          "result", "audit")
 
 
 def parse_event(data: Any) -> Any:

@@ -86,6 +86,26 @@ def test_what_the_referee_printed_can_be_scored_as_it_is(tmp_path):
     assert json.loads(out.stdout)["totals"]["red"] == 2
 
 
+def test_what_the_referee_printed_with_an_audit_photo_can_be_scored_as_it_is(tmp_path):
+    """``nertz referee --json --audit PHOTO`` prints the back count's ``audit`` line before the
+    result line: ``score`` refused the whole log ("unknown event type 'audit'"). It is ignored
+    as the result line is: the round is scored by its plays and Nertz counts."""
+    log = write(tmp_path / "r.jsonl", [
+        {"t": 1.0, "type": "play", "player": "red", "card": "AS", "pile": 1, "confidence": 0.97},
+        {"t": 2.0, "type": "call", "player": "red"},
+        {"t": 5.0, "type": "nertz_left", "player": "blue", "count": 3},
+        {"t": 5.0, "type": "nertz_left", "player": "green", "count": 0},
+        {"type": "audit", "counts": {"red": 2, "blue": 0, "green": 0}, "unknown": 0, "face_up": 0,
+         "zones": {"blue": {"blue": 3}, "green": {}}},
+        {"type": "result", "caller": "red", "scored_by": "audit", "players": {}},
+    ])
+    out = nertz("score", str(log), "--table", str(EXAMPLE / "table.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result["caller"] == "red" and result["players"]["red"]["foundation"] == 1
+    assert result["players"]["blue"]["score"] == -6
+
+
 @pytest.mark.parametrize(
     "lines, fragment",
     [

@@ -445,7 +445,7 @@ class LiveReferee:
                 ev["t"] = round(self.clock(), 3)
             parsed = parse_event(ev)
             if isinstance(parsed, (RulingLine, ResultLine)):
-                raise EventError("ruling, review and result lines are the referee's output, not events")
+                raise EventError("ruling, review, result and audit lines are the referee's output, not events")
             ev = parsed.to_json()
             if ev.get("type") in ("stuck", "round_end") and not origin.startswith("source:"):
                 # was stored with no effect from the API while the buttons answered 409
