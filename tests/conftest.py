@@ -80,3 +80,39 @@ def cut_sample_clip(path: "os.PathLike[str] | str", frames: int) -> None:
     finally:
         w.release()
         cap.release()
+
+
+def make_unreadable(path: "os.PathLike[str] | str", monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take away every permission on ``path`` (chmod 0; give them back after the test). Root,
+    whom permissions do not stop, is stopped as another user would be (PermissionError): from
+    listing or opening ``path``, and from looking at anything inside it (a folder that may not
+    be searched)."""
+    from pathlib import Path
+
+    path = Path(path)
+    path.chmod(0)
+    if os.geteuid() != 0:
+        return
+    iterdir, open_, stat = Path.iterdir, Path.open, Path.stat
+
+    def denied(p: Path) -> PermissionError:
+        return PermissionError(13, "Permission denied", str(p))
+
+    def no_listing(self: Path):
+        if self == path:
+            raise denied(self)
+        return iterdir(self)
+
+    def no_open(self: Path, *args: Any, **kwargs: Any):
+        if self == path:
+            raise denied(self)
+        return open_(self, *args, **kwargs)
+
+    def no_stat(self: Path, *args: Any, **kwargs: Any):
+        if path in self.parents:
+            raise denied(self)
+        return stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "iterdir", no_listing)
+    monkeypatch.setattr(Path, "open", no_open)
+    monkeypatch.setattr(Path, "stat", no_stat)

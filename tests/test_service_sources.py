@@ -212,3 +212,26 @@ def test_a_logs_answer_ahead_of_its_question_is_replayed_as_score_reads_it(tmp_p
         live.stop()
     assert live.source_errors == []
     assert live.scored_result() == scored and scored["players"]["blue"]["foundation"] == 1
+
+
+def test_serve_says_a_folder_it_may_not_read_cannot_be_read(tmp_path, monkeypatch):
+    """A folder source this user may not read was reported as 'DIR/events.jsonl: Permission
+    denied', a file the user never named (serve looks in a folder for a round's log first)."""
+    import uvicorn
+    from conftest import make_unreadable
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)  # never serve here
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "f0.png"), np.zeros((720, 1280, 3), np.uint8))
+    make_unreadable(folder, monkeypatch)
+    try:
+        r = CliRunner().invoke(app, ["serve", "--source", str(folder), "--table", str(SAMPLE / "table.json"),
+                                     "--db", str(tmp_path / "s.db"), "--port", "0"])
+    finally:
+        folder.chmod(0o755)
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert r.stderr == f"error: {folder}: the folder cannot be read (Permission denied)\n", r.stderr

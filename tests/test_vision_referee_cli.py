@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from conftest import cut_sample_clip
+from conftest import cut_sample_clip, make_unreadable
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
@@ -612,31 +612,6 @@ def test_a_player_without_a_zone_is_warned_of(tmp_path):
     assert json.loads(r.stdout.splitlines()[-1])["type"] == "result"
 
 
-def _unreadable(path: Path, monkeypatch) -> None:
-    """Take away every permission on ``path``; as root, whom permissions do not stop, also make
-    listing or opening it fail as it would for another user (PermissionError)."""
-    import os
-
-    path.chmod(0)
-    if os.geteuid() != 0:
-        return
-    denied = PermissionError(13, "Permission denied", str(path))
-    iterdir, open_ = Path.iterdir, Path.open
-
-    def no_listing(self):
-        if self == path:
-            raise denied
-        return iterdir(self)
-
-    def no_open(self, *args, **kwargs):
-        if self == path:
-            raise denied
-        return open_(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "iterdir", no_listing)
-    monkeypatch.setattr(Path, "open", no_open)
-
-
 def test_a_folder_of_images_that_cannot_be_listed_is_an_error_line_not_a_traceback(tmp_path, monkeypatch):
     """A folder source this user may not read (permissions) was a PermissionError traceback."""
     from typer.testing import CliRunner
@@ -646,7 +621,7 @@ def test_a_folder_of_images_that_cannot_be_listed_is_an_error_line_not_a_traceba
     folder = tmp_path / "frames"
     folder.mkdir()
     cv2.imwrite(str(folder / "f0.png"), np.zeros((720, 1280, 3), np.uint8))
-    _unreadable(folder, monkeypatch)
+    make_unreadable(folder, monkeypatch)
     try:
         r = CliRunner().invoke(app, ["referee", "--source", str(folder), "--table", str(SAMPLE / "table.json")])
     finally:
@@ -665,7 +640,7 @@ def test_a_video_file_that_cannot_be_read_says_so_not_that_it_is_no_video(tmp_pa
 
     video = tmp_path / "locked.mp4"
     video.write_bytes(clip.read_bytes())
-    _unreadable(video, monkeypatch)
+    make_unreadable(video, monkeypatch)
     try:
         r = CliRunner().invoke(app, ["referee", "--source", str(video), "--table", str(SAMPLE / "table.json")])
     finally:

@@ -125,6 +125,12 @@ def serve(
         if source is None:
             source = str(sample_round_dir())
         log: Path | None = Path(source)
+        if log.is_dir():
+            try:  # before looking for a round's files in it: not 'DIR/events.jsonl: Permission denied'
+                next(log.iterdir(), None)
+                (log / "events.jsonl").is_file()
+            except OSError as exc:
+                raise NertzError(f"{source}: the folder cannot be read ({exc.strerror or exc})") from None
         if log.is_dir() and (log / "events.jsonl").is_file():
             # a round folder (nertz synth round): its log, its table, its video as the camera view
             if table is None and (log / "table.json").is_file():
