@@ -438,3 +438,123 @@ def test_the_pages_call_is_timed_on_the_cameras_clock_when_the_machine_falls_beh
         assert plays()[0]["card"] == "AD" and plays()[0]["t"] > call["t"]
     finally:
         live.stop()
+
+
+class _Unplugged:
+    """A ``cv2.VideoCapture`` double for a webcam that is not there (unplugged): never opened."""
+
+    def isOpened(self) -> bool:
+        return False
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_camera_that_cannot_be_reopened_ends_its_source_not_the_service(tmp_path, monkeypatch, capsys):
+    """``nertz serve --source 0``: the webcam drops out mid-round for good. Its SourceError
+    (given up after its 5 reopen attempts) was raised in the service's source thread, which died
+    with a traceback; ``source_ended`` stayed False and the page was told nothing. Now the
+    service goes on: one console line says what failed and what to do, ``GET /api/round`` says
+    the source ended and lists the failure last in ``source_errors`` (``stopped``), the
+    WebSocket sends it, and what the round holds (the camera's play, the page's events and
+    corrections) stays, served and stored."""
+    from fastapi.testclient import TestClient
+
+    from nertz.referee.service.app import create_app
+    from nertz.vision import sources as vsources
+
+    world = _World(threading.Event(), until=float("inf"))
+    world.dead = [(2.5, float("inf"))]  # unplugged after green's AD (1.79 s), for good
+    monkeypatch.setattr(vsources, "time", world)
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: _LiveCamera(world))
+    died: list = []
+    monkeypatch.setattr(threading, "excepthook", died.append)  # a source thread killed by the error
+    db = tmp_path / "cam.db"
+    live = LiveReferee(EventStore(db), table(), CameraSource(0, table()))
+    msgs: list = []
+    live.subscribe(msgs.append)  # what the WebSocket sends
+    with TestClient(create_app(live)) as c:
+        deadline = time.monotonic() + 120
+        while not c.get("/api/round").json()["source_ended"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        body = c.get("/api/round").json()
+        assert body["source_ended"] and body["source"] == "camera"
+        *_, failure = body["source_errors"]
+        assert failure["stopped"] and failure["index"] is None and failure["event"] is None
+        assert failure["message"].startswith("camera 0 dropped out and could not be reopened after 5 attempts")
+        assert body["source_error_count"] == 0  # it counts events not applied; this is none
+        seen = [e for e in body["events"] if e["origin"] == "source:camera"]
+        assert [(e["event"]["player"], e["event"]["card"]) for e in seen] == [("green", "AD")]
+        # the service goes on: the page's events and corrections apply as before
+        assert c.post("/api/events", json={"t": 5.0, "type": "play", "player": "red", "card": "AS", "pile": 2}).status_code == 200
+        assert c.post(f"/api/round/events/{seen[0]['seq']}/correct", json={"action": "change_owner", "player": "blue"}).status_code == 200
+        after = c.get("/api/round").json()
+        assert after["source_ended"] and after["source_errors"] == body["source_errors"]
+    assert died == []
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.startswith("source stopped: ")]
+    assert len(lines) == 1 and "after 5 attempts" in lines[0] and "restart nertz serve with --source" in lines[0]
+    kinds = [m["type"] for m in msgs]
+    stopped = [m for m in msgs if m["type"] == "source_error"]
+    assert len(stopped) == 1 and stopped[0]["stopped"] and stopped[0]["message"] == failure["message"]
+    assert kinds.index("source_end") == kinds.index("source_error") + 1
+    scores = {p["name"]: p["score"] for p in after["players"]}
+    resumed = LiveReferee(EventStore(db))  # the store holds the round as it was served
+    assert {n: s.score for n, s in resumed.round.result.players.items()} == scores
+    assert [(se.event["player"], se.event["card"]) for se in resumed.current.events] == [("green", "AD"), ("red", "AS")]
+    assert resumed.current.corrections and not resumed.source_ended
+
+
+def test_a_camera_unplugged_before_a_round_starts_ends_that_rounds_source_with_a_clear_line(monkeypatch, tmp_path, capsys):
+    """The camera opened at start-up, then cannot be opened when the round's run starts (each
+    round opens it anew): its "cannot be opened" is that round's source failure, as above, not
+    a dead source thread."""
+    import numpy as np
+
+    from nertz.vision import sources as vsources
+
+    class _OneFrame(_Unplugged):
+        def isOpened(self) -> bool:
+            return True
+
+        def set(self, prop, value) -> bool:
+            return True
+
+        def get(self, prop) -> float:
+            return 0.0
+
+        def read(self):
+            return True, np.zeros((720, 1280, 3), np.uint8)
+
+    caps = iter([_OneFrame()])
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: next(caps, _Unplugged()))
+    died: list = []
+    monkeypatch.setattr(threading, "excepthook", died.append)
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), CameraSource(0, table()))
+    live.start()
+    try:
+        _wait_for(live, lambda: live.source_ended, seconds=30)
+    finally:
+        live.stop()
+    assert live.source_ended and died == []
+    assert live.source_errors[-1]["stopped"] and live.source_errors[-1]["message"].startswith("camera 0 cannot be opened")
+    err = capsys.readouterr().err
+    assert err.count("source stopped: camera 0 cannot be opened") == 1 and "Traceback" not in err
+
+
+def test_serve_refuses_a_webcam_that_cannot_be_opened_at_start(monkeypatch, tmp_path):
+    """A camera that cannot be opened at all is refused before the service starts: one line,
+    exit 2, no store made."""
+    from typer.testing import CliRunner
+
+    from nertz.cli import app
+    from nertz.vision import sources as vsources
+
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: _Unplugged())
+    db = tmp_path / "s.db"
+    r = CliRunner().invoke(app, ["serve", "--source", "0", "--table", str(SAMPLE / "table.json"), "--db", str(db),
+                                 "--port", "0"])
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith("error: camera 0 cannot be opened: is it connected"), r.output
+    assert not db.exists()

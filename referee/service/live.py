@@ -965,17 +965,44 @@ class LiveReferee:
                 f = self.round.replay().foundations
                 round_piles({n: str(p.top.card) for n, p in sorted(f.piles.items()) if p.top is not None},
                             f.new_pile_number())
-        if not self._push_from_source(self.source.events(skip, self.clock, stop), number, origin, stop):
-            return
-        with self._lock:
-            if stop.is_set() or self.current.number != number:
+        try:
+            if not self._push_from_source(self.source.events(skip, self.clock, stop), number, origin, stop):
                 return
+            with self._lock:
+                if stop.is_set() or self.current.number != number:
+                    return
+                self._source_ended = (self.match_no, number)
+                self._emit({"type": "source_end", "source": self.source.name})
+            late = getattr(self.source, "late_events", None)
+            if late is None:
+                return
+            self._push_from_source(late(stop), number, origin, stop)  # a call after a video's end
+        except NertzError as exc:  # the source itself failed (push_event's own errors are caught per event)
+            self._source_failed(number, stop, str(exc))
+
+    def _source_failed(self, number: int, stop: threading.Event, message: str) -> None:
+        """The source raised instead of reporting (``SourceError``: a camera or stream that
+        dropped out and could not be reopened after its tries, or that cannot be opened at a
+        round's start): the round goes on without it. Its source has ended
+        (:attr:`source_ended`); the failure is printed on the console as one line, kept for the
+        page at the end of :attr:`source_errors` (``stopped`` true, no ``index`` or ``event``; not
+        counted in :attr:`source_error_count`, which counts events) and broadcast as
+        ``source_error`` (``stopped`` true) then ``source_end`` (``message``). Nothing stored
+        changes. A run of a round that has since closed or changed says nothing (the next
+        round's run opens the source again itself)."""
+        assert self.source is not None
+        with self._lock:
+            if stop.is_set() or self.current.number != number or self.current.closed:
+                return
+            name = self.source.name
+            failure = {"index": None, "t": round(self.clock(), 3), "event": None, "message": message, "stopped": True}
+            self._source_errors = (self._source_errors + [failure])[-SOURCE_ERRORS_KEPT:]
             self._source_ended = (self.match_no, number)
-            self._emit({"type": "source_end", "source": self.source.name})
-        late = getattr(self.source, "late_events", None)
-        if late is None:
-            return
-        self._push_from_source(late(stop), number, origin, stop)  # a call after a video's end
+            print(f"source stopped: {message}; round {number} goes on without the {name} (scores and corrections "
+                  f"kept, the next round tries it again): to watch this round again, restart nertz serve with --source",
+                  file=sys.stderr, flush=True)
+            self._emit({"type": "source_error", **failure, "count": self._source_error_count})
+            self._emit({"type": "source_end", "source": name, "message": message})
 
     def _push_from_source(self, events: Iterator[tuple[int, dict[str, Any]]], number: int, origin: str,
                           stop: threading.Event) -> bool:
@@ -1011,7 +1038,10 @@ class LiveReferee:
         """The current round's latest source events that did not apply (at most
         :data:`SOURCE_ERRORS_KEPT`, oldest first): each ``{"index": position in the source,
         "t": the event's time (source seconds) or None, "event": the event as reported,
-        "message": why it was refused}``. Not stored: a restart starts the list afresh."""
+        "message": why it was refused}``; when the source itself failed (a camera that could
+        not be reopened: :meth:`_source_failed`), last ``{"index": None, "t": the round clock
+        then, "event": None, "message": what failed, "stopped": True}``. Not stored: a restart
+        starts the list afresh."""
         with self._lock:
             return [dict(e) for e in self._source_errors]
 

@@ -366,7 +366,9 @@ class SourceErrorOut(BaseModel):
     index: int | None = Field(description="the event's position in the source")
     t: float | None = Field(None, description="the event's time, source seconds")
     event: Any = Field(description="the event as the source reported it")
-    message: str = Field(description="why it was not applied")
+    message: str = Field(description="why it was not applied; for the source's failure, what failed")
+    stopped: bool = Field(False, description="not an event: the source itself failed here and ended (a camera that "
+                          "could not be reopened after its tries); index and event are null")
 
 
 class RoundOut(BaseModel):
@@ -378,10 +380,13 @@ class RoundOut(BaseModel):
     speed: float = Field(description="source seconds per wall-clock second (1 for a camera)")
     source: str | None
     source_ended: bool = Field(False, description="the source has ended (a video file or event log "
-                               "played to its end, a camera gone): nothing more comes from it this round")
+                               "played to its end, a camera gone: then source_errors ends with its failure, "
+                               "stopped true): nothing more comes from it this round")
     source_errors: list[SourceErrorOut] = Field([], description="the latest events of the source this round that "
-                                                "were not applied (an unknown player, ...), oldest first; at most 20")
-    source_error_count: int = Field(0, description="how many events of the source this round were not applied")
+                                                "were not applied (an unknown player, ...), oldest first; at most 20; "
+                                                "and last, the source's failure (stopped true) when it failed")
+    source_error_count: int = Field(0, description="how many events of the source this round were not applied "
+                                    "(the source's failure is not counted)")
     ended: str | None
     end_t: float | None
     caller: str | None

@@ -23,7 +23,9 @@ async def websocket(ws: WebSocket) -> None:
     ``audit`` the stored count, ``result`` the round as now scored; a ``score`` follows) and
     ``source_error`` (an event of the source that was not applied: ``index``, ``t``,
     ``event``, ``message``, ``count`` this round; also kept in ``GET /api/round``'s
-    ``source_errors``). Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``.
+    ``source_errors``; with ``stopped`` true it is the source's own failure, a camera that could
+    not be reopened, and a ``source_end`` with its ``message`` follows) and ``source_end`` (the
+    source has ended this round: ``source``). Each carries ``n`` (increasing), ``match`` and ``round``. With a table token, connect with ``?token=``.
     Client messages are ignored. A page of another site may not open the socket (cross-site
     WebSocket hijacking: :func:`nertz.referee.service.deps.same_origin`); such a socket, or one
     without the token, is closed with code 1008."""

@@ -111,7 +111,7 @@
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "ruling") speak(msg.ruling);
-      if (msg.type === "source_error") flash("not applied: " + msg.message);
+      if (msg.type === "source_error") flash((msg.stopped ? "the " + ((round && round.source) || "source") + " stopped: " : "not applied: ") + msg.message);
       if (msg.type === "table") table = null;
       scheduleRefresh();
     };
@@ -130,12 +130,17 @@
     return m + ":" + String(s).padStart(2, "0");
   }
 
+  // the source's own failure (a camera that could not be reopened), listed last in source_errors
+  function stopped() { return (round.source_errors || []).find((e) => e.stopped); }
+
   function renderStatus() {
     if (!round) return;
     const s = $("status");
     if (round.closed) s.textContent = match && match.winner ? match.winner + " wins the match" : "match over";
     else if (round.ended === "call") s.textContent = round.caller + " called Nertz at " + fmtT(round.end_t);
     else if (round.ended) s.textContent = "round over (" + round.ended + ")";
+    else if (stopped()) s.textContent = "the " + round.source + " stopped: " + stopped().message
+      + " · call Nertz, declare everyone stuck or end the round; restart nertz serve to watch again";
     else if (round.source_ended) s.textContent = "the " + (round.source === "camera" ? "video" : "event log")
       + " has ended · call Nertz, declare everyone stuck or end the round";
     else s.textContent = "playing · " + fmtT(round.clock) + (round.source ? " · " + round.source : "");
@@ -369,7 +374,7 @@
       }
     }
     // events of the source that were not applied (an unknown player, ...): shown, not dropped
-    for (const e of round.source_errors || []) items.push({ t: e.t, kind: "source_error", text: "not applied: " + e.message });
+    for (const e of round.source_errors || []) items.push({ t: e.t, kind: "source_error", text: (e.stopped ? "the " + round.source + " stopped: " : "not applied: ") + e.message });
     items.sort((a, b) => (a.t ?? 1e9) - (b.t ?? 1e9));
     for (const it of items.reverse()) {
       const li = el("li", "k-" + it.kind);
