@@ -558,3 +558,65 @@ def test_serve_refuses_a_webcam_that_cannot_be_opened_at_start(monkeypatch, tmp_
     assert r.exit_code == 2 and "Traceback" not in r.output, r.output
     assert r.output.startswith("error: camera 0 cannot be opened: is it connected"), r.output
     assert not db.exists()
+
+
+def test_a_camera_that_gives_up_still_reports_the_plays_its_pipeline_held_back(tmp_path, monkeypatch):
+    """``nertz serve --source 0``: red and blue both play the 4C to pile 5 at 15.35 s (a tie);
+    the pipeline holds such a contested pair back for its ``hold`` (1.5 s), and the webcam is
+    unplugged for good at 15.7 s. The give-up raised straight out of the camera's run, so the
+    two plays the camera saw were never reported (only a normal end flushed them). Now they
+    are reported, each once, before the source is marked ended."""
+    from nertz.vision import sources as vsources
+
+    world = _World(threading.Event(), until=float("inf"))
+    world.dead = [(15.7, float("inf"))]  # just after the 4C pair lands, within its hold
+    monkeypatch.setattr(vsources, "time", world)
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: _LiveCamera(world))
+    live = LiveReferee(EventStore(tmp_path / "cam.db"), table(), CameraSource(0, table()))
+    msgs: list = []
+    live.subscribe(msgs.append)
+    live.start()
+    try:
+        _wait_for(live, lambda: live.source_ended, seconds=240)
+    finally:
+        live.stop()
+    assert live.source_ended and live.source_errors[-1]["stopped"]
+    seen = [(se.event["player"], se.event["card"], se.event["pile"]) for se in live.current.events
+            if se.origin == "source:camera"]
+    assert seen[-2:] == [("red", "4C", 5), ("blue", "4C", 5)] or seen[-2:] == [("blue", "4C", 5), ("red", "4C", 5)]
+    assert len(seen) == len(set(seen)) == 14  # every play up to the 4C pair, each once
+    kinds = [(m["type"], (m.get("event") or {}).get("card")) for m in msgs]
+    assert kinds.index(("source_end", None)) > max(i for i, k in enumerate(kinds) if k == ("event", "4C"))
+
+
+def _run_until_unplugged(monkeypatch, dead_at: float, heard: list[dict]) -> tuple[list[dict], str]:
+    """One run of a webcam's :meth:`CameraSource.events` unplugged for good at ``dead_at`` s of
+    the round clock, having heard ``heard`` from the page: its events and the error it ended with."""
+    from nertz.vision import sources as vsources
+
+    world = _World(threading.Event(), until=float("inf"))
+    world.dead = [(dead_at, float("inf"))]
+    monkeypatch.setattr(vsources, "time", world)
+    monkeypatch.setattr(vsources, "_default_live_capture", lambda target: _LiveCamera(world))
+    src = CameraSource(0, table())
+    src.new_round(heard)
+    got: list[dict] = []
+    with pytest.raises(vsources.SourceError, match="could not be reopened") as err:
+        for _, ev in src.events(0, world.t, threading.Event()):
+            got.append(ev)
+    return got, str(err.value)
+
+
+def test_a_camera_that_gives_up_after_a_call_counts_only_from_what_it_saw(monkeypatch):
+    """The counts after a call need the spread's frames (8-14 s after it), which a camera
+    unplugged before them never gives. A call it saw (1 s, unplugged at 2.5 s) is counted
+    from what it saw, each Nertz pile's top card up to then, as the normal end counts; a call
+    after its last frame is given no count by the camera (nothing invented: the page's or
+    "no count")."""
+    got, _ = _run_until_unplugged(monkeypatch, 2.5, [{"t": 1.0, "type": "call", "player": "red"}])
+    counts = {e["player"]: e["count"] for e in got if e["type"] == "nertz_left"}
+    assert counts == {"blue": 13, "green": 13}  # the truth: green's AD came from a work pile
+    assert [(e["player"], e["card"]) for e in got if e["type"] == "play"] == [("green", "AD")]
+
+    got, _ = _run_until_unplugged(monkeypatch, 2.5, [{"t": 5.0, "type": "call", "player": "red"}])
+    assert [e["type"] for e in got] == ["play"]  # green's AD; no count for a call it never saw

@@ -156,10 +156,21 @@ class CameraSource:
         docstring). From a file the first ``skip`` are dropped (already stored: the file is seen
         again from its start); a live camera's are numbered from ``skip`` on, timed on
         ``clock()`` (the round clock, seconds), and named by :meth:`round_piles`. The pipeline
-        watches with the table :meth:`new_round` took (the table held now without one)."""
+        watches with the table :meth:`new_round` took (the table held now without one).
+
+        Raises:
+            nertz.vision.sources.SourceError: a webcam or stream dropped out and could not be
+                reopened, or cannot be opened. Raised after what the camera saw: first the plays
+                the pipeline still held back (a contested pair within its hold, doubtful plays)
+                are yielded, each once, as at a normal end; and the Nertz counts of a call timed
+                at or before the last frame, counted from what was seen up to it (each Nertz
+                pile's top card, the spread frames kept if any). A call timed after the last
+                frame gets no count from the camera (nothing was seen of it: the page gives the
+                counts, else the round rules "no count").
+        """
         from .observe import referee_observer
         from .pipeline import RefereePipeline
-        from .sources import open_source
+        from .sources import SourceError, open_source
 
         out: list[dict[str, Any]] = []
 
@@ -214,6 +225,7 @@ class CameraSource:
             clock_now: Callable[[], float] = (lambda: offset + src.elapsed()) if live else (lambda: watching[0])
             if run == self._runs:  # (a run of an earlier round that is still closing sets nothing)
                 self._now = clock_now
+            lost: SourceError | None = None  # the camera dropped out and could not be reopened
             try:
                 for frame in src:
                     if stop.is_set():
@@ -232,18 +244,24 @@ class CameraSource:
                         if index >= skip:
                             yield index, ev
                         index += 1
+            except SourceError as exc:  # (raised by the source's iteration, not at a yield)
+                lost = exc
             finally:
                 if self._now is clock_now:  # the source has ended (or the run stopped): no clock
                     self._now = None
             if stop.is_set():
                 return
-            hear(float("inf"))  # the source has ended: a call heard for a later time is now
+            # the source has ended: a call heard for a later time is now; a camera that gave up
+            # saw nothing after its last frame, so a call after it is not the camera's to count
+            hear(float("inf") if lost is None else pipe.stats.media_s)
             pipe.flush()  # the plays still held back (a contested pair's hold, doubtful ones)
             out.extend(counted(pipe.stats.media_s))
             for ev in filter(None, map(named, out)):
                 if index >= skip:
                     yield index, ev
                 index += 1
+            if lost is not None:
+                raise lost  # reported after what the camera saw (the live referee: source stopped)
             self._ended_run = (pipe, heard, given, index, skip)
 
     def late_events(self, stop: threading.Event, poll_s: float = 0.25) -> Iterator[tuple[int, dict[str, Any]]]:
