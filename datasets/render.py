@@ -45,13 +45,27 @@ from .state import InFlight, LayoutState, Slot, TableState, Withdrawing
 from .surfaces import SURFACE_KINDS, draw_clutter, make_surface
 
 __all__ = ["Scene", "make_scene", "render_frame", "draw_labels", "contact_sheet", "RESOLUTIONS",
-           "card_sample_points"]
+           "card_sample_points", "MAX_PIXELS", "check_pixels"]
 
 _HAND_ID0 = 30000  # ids >= this in the id buffer are hands
 MAX_PIXELS = 7680 * 4320
 """The largest frame :func:`make_scene` renders, in pixels (8K UHD, 33 megapixels; about 6 GB
 of memory for an audit photo, 1.4 GB at 3840x2160): 100000x60000 failed with a traceback,
 unable to allocate 89 GiB."""
+
+
+def check_pixels(width: int, height: int) -> None:
+    """Refuse a frame of more than :data:`MAX_PIXELS` pixels (``width`` x ``height``, pixels),
+    before anything is simulated or rendered.
+
+    Raises:
+        ValueError: ``resolution WxH is more pixels than 7680x4320 (8K), ...``.
+    """
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"resolution {width}x{height} is more pixels than 7680x4320 (8K), the largest frame "
+                         "rendered (it would need tens of gigabytes of memory)")
+
+
 _PILE_ID = 29999  # the body of a squared pile (its side layers)
 _PLAY_TIME = 0.5  # assumed duration of one carried move, s (sets motion-blur length)
 
@@ -284,9 +298,7 @@ def make_scene(players: Iterable[tuple[str, str]] | Iterable[dict], seed: int,
     width, height = int(resolution[0]), int(resolution[1])
     if width < 64 or height < 36:
         raise ValueError(f"resolution must be at least 64x36, got {width}x{height}")
-    if width * height > MAX_PIXELS:
-        raise ValueError(f"resolution {width}x{height} is more pixels than 7680x4320 (8K), the largest frame "
-                         "rendered (it would need tens of gigabytes of memory)")
+    check_pixels(width, height)
     if surface is not None and surface not in SURFACE_KINDS + ("uniform",):
         raise ValueError(f"unknown surface {surface!r}; choose from {SURFACE_KINDS + ('uniform',)}")
 

@@ -82,8 +82,11 @@ def parse_resolution(text: str) -> tuple[int, int]:
 
     Raises:
         ValueError: not ``WIDTHxHEIGHT`` with both at least 64x36 and even (the video codecs
-            subsample colour by 2).
+            subsample colour by 2), or more pixels than 8K (7680x4320,
+            :func:`nertz.datasets.render.check_pixels`).
     """
+    from .render import check_pixels
+
     parts = text.lower().replace(" ", "").split("x")
     try:
         w, h = (int(p) for p in parts)
@@ -91,6 +94,7 @@ def parse_resolution(text: str) -> tuple[int, int]:
         raise ValueError(f"resolution must be WIDTHxHEIGHT, e.g. 1280x720, got {text!r}") from None
     if w < 64 or h < 36 or w % 2 or h % 2:
         raise ValueError(f"resolution must be at least 64x36 with even sides, got {w}x{h}")
+    check_pixels(w, h)
     return w, h
 
 

@@ -191,6 +191,18 @@ def test_round_refuses_a_file_or_a_folder_of_other_files_before_simulating(tmp_p
         "photo.png", "table.json", "truth.json"]
 
 
+def test_round_refuses_a_resolution_over_8k_before_simulating(tmp_path: Path) -> None:
+    """--resolution 8000x5000 was refused only after the round had been simulated (the
+    "round: ... rendering N frames at 8000x5000" line came first, and the --out folder was
+    made); now up front, with the same message, and nothing is made."""
+    res = nertz("synth", "round", "--out", str(tmp_path / "x"), "--resolution", "8000x5000", "--quiet")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.startswith("error: resolution 8000x5000 is more pixels than 7680x4320 (8K), the largest frame "
+                                 "rendered"), res.stderr
+    assert "round:" not in res.stderr  # refused before the round was simulated
+    assert not (tmp_path / "x").exists()
+
+
 def test_a_round_folder_is_rendered_again_in_place(tiny_round: Path, tmp_path: Path) -> None:
     """No overwrite flag is needed for a round's own folder: its files are replaced (labels
     too: --no-labels removes the earlier ones, which would not match the new clip)."""
