@@ -356,3 +356,17 @@ def test_an_out_that_cannot_be_written_is_refused_before_rendering(command, no_r
     if command != "classifier":
         r = _run(command, "--images", "12", "--out", str(tmp_path / "ro" / "cards"), "--no-export")
         assert "stub write" in r.output, r.output
+
+
+@pytest.mark.parametrize("args", [["detector", "--weights"], ["detector", "--obb", "--init"], ["audit", "--init"],
+                                  ["classifier", "--weights"], ["classifier", "--kind", "card", "--detector-quads"]])
+def test_a_model_option_naming_a_folder_says_it_is_a_folder(args, no_render, monkeypatch, tmp_path):
+    """``--weights runs/detect/cards_det`` (a run's folder, not its weights file) was refused as
+    "no such file", though the folder is there: now "a folder, not a model file"."""
+    _extra(monkeypatch, installed=True)
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    (tmp_path / "run" / "weights").mkdir(parents=True)
+    r = _run(*args, str(tmp_path / "run"))
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.output.startswith(f"error: {args[-1]} {tmp_path / 'run'}: a folder, not a model file ("), r.output
+    assert no_render == []

@@ -96,13 +96,18 @@ def check_lr0(lr0: float | None) -> None:
         raise ValueError(f"--lr0 {lr0}: the learning rate must be a positive number")
 
 
-def need_file(path: Path, option: str, what: str) -> None:
-    """Refuse an ``option`` naming no file (before minutes of rendering).
+def need_file(path: Path, option: str, what: str, noun: str = "file") -> None:
+    """Refuse an ``option`` naming no file (before minutes of rendering). ``noun`` is what the
+    file is, said of a folder given instead (``"model file"``: ``--weights runs/x: a folder,
+    not a model file (weights to fine-tune)``).
 
     Raises:
-        ValueError: ``path`` is not a file.
+        ValueError: ``path`` is a folder, or no file ("no such file").
     """
-    if not Path(path).is_file():
+    p = Path(path)
+    if p.is_dir():  # it was called "no such file", though it is there
+        raise ValueError(f"{option} {path}: a folder, not a {noun} ({what})")
+    if not p.is_file():
         raise ValueError(f"{option} {path}: no such file ({what})")
 
 
@@ -369,9 +374,9 @@ def detector(
             if data is not None:
                 need_data_yaml(data, "the data.yaml of a detect set")
             if weights is not None:
-                need_file(weights, "--weights", "weights to fine-tune")
+                need_file(weights, "--weights", "weights to fine-tune", "model file")
             if obb and init is not None:
-                need_file(init, "--init", "weights whose layers start the model")
+                need_file(init, "--init", "weights whose layers start the model", "model file")
             if data is None:
                 need_art()
         require_train_extra(export=export)
@@ -479,9 +484,9 @@ def classifier(
                                      "(named alike) would be merged under the same link names, one set's dropped; "
                                      "rename one of the folders")
             if weights is not None:
-                need_file(weights, "--weights", "weights to fine-tune")
+                need_file(weights, "--weights", "weights to fine-tune", "model file")
             if detector_quads is not None and not data:
-                need_file(detector_quads, "--detector-quads", "an oriented-box detector, ONNX")
+                need_file(detector_quads, "--detector-quads", "an oriented-box detector, ONNX", "model file")
             if not data:
                 need_art()
         require_train_extra(export=True)
@@ -573,7 +578,7 @@ def audit_strips(
         if not resume:
             if data is not None:
                 need_data_yaml(data, "the data.yaml of an audit strip set")
-            need_file(init, "--init", "weights to fine-tune")
+            need_file(init, "--init", "weights to fine-tune", "model file")
             scenes = -(-images // 6)  # write_audit_dataset's 6 crops a scene
             if data is None and seed + scenes > 10000:
                 raise ValueError(f"--seed {seed} --images {images}: scene seeds {seed}..{seed + scenes - 1} must lie "
