@@ -261,6 +261,34 @@ def test_several_classify_sets_merge_as_links_without_collisions(tmp_path):
         merge_classify_sets([tmp_path / "missing"], tmp_path / "m2")
 
 
+def test_a_merged_classify_set_holds_no_links_to_files_since_moved(tmp_path, capsys):
+    """Merging again into the same folder after a set moved (or was written again with fewer
+    crops) kept the links to the files' old places: broken links in the set to train on, and
+    the moved set's files not linked at all. Now each is linked where it is, and the links to
+    files that are gone are removed, counted in one warning line."""
+    import shutil
+
+    from nertz.vision.train import merge_classify_sets
+
+    for name in ("setA", "setB"):
+        (tmp_path / name / "train" / "5H").mkdir(parents=True)
+        for f in ("a.png", "b.png"):
+            (tmp_path / name / "train" / "5H" / f).write_bytes(f"{name}/{f}".encode())
+    out = merge_classify_sets([tmp_path / "setA", tmp_path / "setB"], tmp_path / "merged")
+    assert capsys.readouterr().err == ""
+    (tmp_path / "moved").mkdir()
+    shutil.move(str(tmp_path / "setA"), str(tmp_path / "moved" / "setA"))  # the set moved
+    (tmp_path / "setB" / "train" / "5H" / "b.png").unlink()  # written again, one crop fewer
+    merge_classify_sets([tmp_path / "moved" / "setA", tmp_path / "setB"], out)
+    links = sorted((out / "train" / "5H").iterdir())
+    assert [p.name for p in links] == ["setA_a.png", "setA_b.png", "setB_a.png"]
+    assert all(p.exists() for p in links)  # no broken link
+    assert (out / "train" / "5H" / "setA_b.png").read_bytes() == b"setA/b.png"
+    err = capsys.readouterr().err
+    assert err == (f"warning: {out}: 1 link to a file that is no longer there left out (a set moved or written "
+                   "again since it was merged here)\n")
+
+
 @pytest.mark.skipif(not DETECTOR_ONNX.is_file(), reason="detector model not shipped")
 def test_detect_command_reads_each_image_at_the_size_asked(tmp_path, monkeypatch):
     from typer.testing import CliRunner

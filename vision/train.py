@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +203,12 @@ def merge_classify_sets(sources: list[Path], out: Path) -> Path:
     files are linked, not copied, named ``<set folder>_<file>`` so that sets never collide;
     links already there are kept (merging one more set into ``out`` adds it).
 
+    The merged folder holds no link to a missing file: a link left from an earlier merge whose
+    file has since moved or gone (a set moved or written again) is linked to the source's file
+    of that name when there is one, else removed; a source's entry that is itself a broken link
+    is not linked. Those removed or left out are counted in one warning line on standard error
+    (``warning: OUT: N links to files that are no longer there left out ...``).
+
     Args:
         sources: folders written by :func:`nertz.datasets.export.write_dataset` (classify,
             card or strip kinds).
@@ -216,6 +223,7 @@ def merge_classify_sets(sources: list[Path], out: Path) -> Path:
     for src in sources:
         if not (Path(src) / "train").is_dir():
             raise TrainError(f"classification folder {src} has no train/ folder")
+    missing = 0  # links to missing files: left out, or removed from out
     for src in sources:
         src = Path(src).resolve()
         for split in ("train", "val"):
@@ -225,9 +233,22 @@ def merge_classify_sets(sources: list[Path], out: Path) -> Path:
                 dest = Path(out) / split / cls.name
                 dest.mkdir(parents=True, exist_ok=True)
                 for f in sorted(cls.iterdir()):
+                    if not f.exists():  # a broken link in the source (a merged set as a source)
+                        missing += 1
+                        continue
                     link = dest / f"{src.name}_{f.name}"
-                    if not link.is_symlink():  # a link already there (even to a moved file) is kept
+                    if link.is_symlink() and not link.exists():  # to a file since moved or removed
+                        link.unlink()
+                    if not link.is_symlink():  # a link already there (to a file that is there) is kept
                         link.symlink_to(f)
+    for split in ("train", "val"):
+        for link in sorted(Path(out).glob(f"{split}/*/*")):
+            if link.is_symlink() and not link.exists():
+                link.unlink()
+                missing += 1
+    if missing:
+        print(f"warning: {out}: {missing} link{'s' if missing != 1 else ''} to "
+              f"{'a file that is' if missing == 1 else 'files that are'} no longer there left out (a set moved or written again since it was merged here)", file=sys.stderr, flush=True)
     return Path(out)
 
 
