@@ -401,9 +401,13 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
     out["nertz_piles_off"] = nertz_piles_off(located, table, labels)
     late = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
     lat = [x for x, _ in late]
+    # a collision's plays wait for the ruling (the tracker holds a contested pair: ``hold``)
+    collided = {(e.get("card"), e.get("pile")) for e in truth if e.get("type") == "ruling" and e.get("kind") == "collision"}
     out["latency_after_hand_s"] = [round(x, 3) for x in lat]
+    out["latency_in_collisions"] = [(g.get("card"), g.get("pile")) in collided for _, g in late]
     out["late"] = [f"{g.get('card')} pile {g.get('pile')} {g.get('player')} at {float(g['t']):.2f} s: "
-                   f"reported {x:.2f} s after the hand left" for x, g in late if x > 0.5]
+                   f"reported {x:.2f} s after the hand left"
+                   f"{' (a collision)' if (g.get('card'), g.get('pile')) in collided else ''}" for x, g in late if x > 0.5]
     out["speed"] = pipe.stats.summary()
     if lat:
         out["speed"]["latency_after_hand_s_median"] = round(float(np.median(lat)), 3)
@@ -466,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     readings: dict[str, Counter] = {}
     dt_frames: list[float] = []
     latency: list[float] = []
+    in_collisions: list[bool] = []
     try:
         for r in a.rounds:
             res = evaluate_round(r, a.labels, a.stride, a.true_counts, settings, a.looks_cache)
@@ -496,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
             tot["rounds"] += 1
             dt_frames += res["dt_frames"]
             latency += res.get("latency_after_hand_s", [])
+            in_collisions += res.get("latency_in_collisions", [])
             for band, c in res.get("readings", {}).items():
                 readings.setdefault(band, Counter()).update(c)
             tot["scores_exact"] += bool(res.get("scores_exact"))
@@ -533,7 +539,8 @@ def main(argv: list[str] | None = None) -> int:
         lat = np.asarray(latency)
         print(f"TOTAL latency after the hand left the card (media s, {lat.size} plays): median "
               f"{np.median(lat):.3f}, 90th percentile {np.percentile(lat, 90):.3f}, max {lat.max():.3f}; "
-              f"over 0.5 s: {int((lat > 0.5).sum())} ({(lat > 0.5).mean():.1%})")
+              f"over 0.5 s: {int((lat > 0.5).sum())} ({(lat > 0.5).mean():.1%}), of them in collisions "
+              f"{int((lat > 0.5)[np.asarray(in_collisions, bool)].sum()) if len(in_collisions) == lat.size else '?'}")
     if readings:
         print(f"TOTAL readings per look: {_format_readings(readings)}")
     return 0
