@@ -38,11 +38,11 @@ from typing import Any
 
 import cv2
 
+from nertz.referee.cards import Card
+from nertz.referee.errors import CardError
 from nertz.referee.table import Table
 
 __all__ = ["CameraSource"]
-
-_RANKS = "A23456789TJQK"
 
 _NO_REGIONS = "the camera needs a table file with the shared_area and the players' zones (nertz calibrate)"
 
@@ -349,8 +349,10 @@ class _RoundPiles:
 
 
 def _goes_up(card: str, top: str) -> bool:
-    """Whether ``card`` is of ``top``'s suit and of a higher rank (contract notation; a joker
-    never)."""
-    if len(card) != 2 or len(top) != 2 or card[1] != top[1] or card[0] not in _RANKS or top[0] not in _RANKS:
+    """Whether ``card`` is of ``top``'s suit and of a higher rank (contract notation, read by
+    :meth:`nertz.referee.cards.Card.parse`; a joker or an unreadable label never)."""
+    try:
+        c, t = Card.parse(card), Card.parse(top)
+    except CardError:
         return False
-    return _RANKS.index(card[0]) > _RANKS.index(top[0])
+    return c.suit is not None and c.suit == t.suit and c.rank is not None and t.rank is not None and c.rank > t.rank
