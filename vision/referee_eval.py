@@ -397,6 +397,9 @@ def evaluate_round(folder: str | Path, use_labels: bool = False, stride: int = 3
               if n != result_truth.get("caller") and "nertz_left" in v}
         out["nertz_by_way"] = {n: {"pile": pipe.pile_counts.get(n), "spread": pipe.spread_counts.get(n), "true": k}
                                for n, k in lt.items()}
+        # the tops the Nertz pile watch read, where its count is wrong (its runs of one card: nertz_pile.top_cards)
+        out["nertz_tops_wrong"] = {n: pipe.nertz_piles.tops(n) for n, c in out["nertz_by_way"].items()
+                                   if c["pile"] is not None and c["pile"] != c["true"]}
     located = {n: (pile.place, pile.width) for n, pile in pipe.nertz_piles.piles.items()}
     out["nertz_piles_off"] = nertz_piles_off(located, table, labels)
     late = _latency_after_hand(out.pop("_pairs"), pipe, labels, fps)
@@ -489,6 +492,8 @@ def main(argv: list[str] | None = None) -> int:
                 if "nertz_by_way" in res:
                     print("    Nertz cards left (pile / spread / true): " + ", ".join(
                         f"{n} {c['pile']}/{c['spread']}/{c['true']}" for n, c in res["nertz_by_way"].items()))
+                for n, tops in res.get("nertz_tops_wrong", {}).items():
+                    print(f"    Nertz pile count wrong, {n}'s tops as read: {' '.join(tops)}")
                 if res.get("nertz_piles_off"):
                     print("    Nertz piles located, card widths off the true place: " + ", ".join(
                         f"{n} {off}" for n, off in res["nertz_piles_off"].items()))
