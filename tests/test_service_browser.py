@@ -7,6 +7,7 @@ saying so, rather than skipping.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -81,10 +82,12 @@ def _need_chromium() -> None:
 
 
 @contextmanager
-def browser_page(url: str, init_script: str | None = None) -> Iterator[tuple[Any, list[str]]]:
+def browser_page(url: str, init_script: str | None = None,
+                 console: list[str] | None = None) -> Iterator[tuple[Any, list[str]]]:
     """A page of headless chromium (1280 x 900) opened at ``url``, with ``init_script`` run
     before the page's own; yields ``(page, errors)``, ``errors`` collecting the page's script
-    errors. The browser is closed after. Fails (not skips) without chromium."""
+    errors; ``console``, when given, collects its console messages (``"type: text"``) from the
+    first load on. The browser is closed after. Fails (not skips) without chromium."""
     _need_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -96,6 +99,8 @@ def browser_page(url: str, init_script: str | None = None) -> Iterator[tuple[Any
                 page.add_init_script(init_script)
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
+            if console is not None:
+                page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
             page.goto(url)
             yield page, errors
         finally:
@@ -188,5 +193,135 @@ def test_source_events_that_do_not_apply_are_shown_on_the_page(tmp_path: Path) -
             expect(page.locator("#log .k-source_error")).to_contain_text("not applied: unknown player 'zed'")
             expect(page.locator("#status")).to_contain_text("1 event(s) of the source not applied")
             assert errors == []
+    finally:
+        gen.close()
+
+
+DROPPED = ("camera 0 dropped out and could not be reopened after 5 attempts 2 s apart: "
+           "check the cable, power or network")  # CameraSource's SourceError, word for word
+
+
+class _FakeCamera:
+    """A live source named as the camera (``nertz serve --source 0``): reports red's AS on
+    pile 1, then waits for ``let_go``; then either drops out for good, raising the
+    ``SourceError`` a :class:`~nertz.vision.camera_source.CameraSource` raises after its
+    reopen attempts (``drops=True``), or ends as a video file does. A later run (the next
+    round) watches quietly until stopped."""
+
+    name = "camera"
+    speed = 1.0
+
+    def __init__(self, drops: bool) -> None:
+        self.drops = drops
+        self.let_go = threading.Event()
+        self.runs = 0
+
+    def events(self, skip: int, clock: Any, stop: threading.Event) -> Iterator[tuple[int, dict[str, Any]]]:
+        from nertz.vision.sources import SourceError
+
+        self.runs += 1
+        if self.runs > 1:
+            stop.wait()
+            return
+        if skip <= 0:
+            yield 0, {"t": 0.0, "type": "play", "player": "red", "card": "AS", "pile": 1}
+        while not self.let_go.is_set():
+            if stop.wait(0.05):
+                return
+        if self.drops:
+            raise SourceError(DROPPED)
+
+    def frame(self) -> bytes | None:
+        return None
+
+
+def test_a_camera_that_stops_mid_round_is_shown_once_and_the_page_keeps_working(tmp_path: Path) -> None:
+    """The camera drops out for good mid-round (ee2cd1a: the service goes on; the page is told
+    by ``source_error`` (stopped) then ``source_end``): the status line says the camera
+    stopped and why, once; the rulings log lists it once; the camera's play before it stays on
+    the scoreboard; after a reload too; events posted by hand and the Nertz button still work;
+    no script error or console error."""
+    from playwright.sync_api import expect
+
+    camera = _FakeCamera(drops=True)
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")), camera)
+    gen = _serve(live)
+    base = next(gen)
+    console: list[str] = []
+    try:
+        with browser_page(base + "/", console=console) as (page, errors):
+            red = page.locator('.player[data-player="red"] .score')
+            blue = page.locator('.player[data-player="blue"] .score')
+            status = page.locator("#status")
+            stopped = page.locator("#log .k-source_error")
+            expect(red).to_have_text("1")  # the camera's play
+            expect(page.locator("#conn.live")).to_have_count(1)
+            expect(status).to_contain_text("playing")
+
+            camera.let_go.set()  # the camera drops out while the page watches (the WebSocket's news)
+            expect(status).to_contain_text("the camera stopped: " + DROPPED)
+            expect(status).to_contain_text("call Nertz, declare everyone stuck or end the round")
+            expect(stopped).to_have_count(1)
+            expect(stopped).to_have_text(re.compile(r"the camera stopped: " + re.escape(DROPPED) + "$"))
+            for _ in range(2):  # as the WebSocket left it, then as a fresh load shows it
+                assert status.inner_text().count("stopped") == 1
+                assert "event(s) of the source not applied" not in status.inner_text()
+                expect(red).to_have_text("1")
+                expect(page.locator('.pile[data-pile="1"] .card')).to_have_text("A♠")
+                page.wait_for_timeout(1200)  # the status line's clock ticks: still said once
+                assert status.inner_text().count("stopped") == 1
+                page.reload()
+                expect(stopped).to_have_count(1)
+                expect(status).to_contain_text("the camera stopped: " + DROPPED)
+
+            # the page goes on without the camera
+            _post(base, "/api/events", {"type": "play", "player": "blue", "card": "AH", "pile": 2})
+            expect(blue).to_have_text("1")
+            page.get_by_role("button", name="Nertz! red").click()
+            expect(page.locator("#banner")).to_have_text("Nertz! red ends the round")
+            expect(status).to_contain_text("red called Nertz")
+            expect(stopped).to_have_count(1)  # still in the rulings
+            expect(red).to_have_text("1")
+            page.locator("#btn-next").click()  # the next round watches the camera again
+            expect(page.locator("#round-label")).to_have_text("Round 2")
+            expect(status).to_contain_text("playing · ")
+            expect(status).to_contain_text("camera")
+            expect(stopped).to_have_count(0)
+            assert "stopped" not in status.inner_text()
+            assert errors == []
+            assert [m for m in console if m.startswith(("error", "warning"))] == []
+    finally:
+        camera.let_go.set()
+        gen.close()
+
+
+def test_a_camera_whose_video_ends_is_no_false_alarm(tmp_path: Path) -> None:
+    """A source that ends as a video does (no failure): the status line says the video has
+    ended, and nothing on the page says the camera stopped."""
+    from playwright.sync_api import expect
+
+    camera = _FakeCamera(drops=False)
+    camera.let_go.set()
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")), camera)
+    gen = _serve(live)
+    base = next(gen)
+    console: list[str] = []
+    try:
+        with urllib.request.urlopen(base + "/api/round", timeout=10) as r:
+            state = json.loads(r.read())
+        deadline = time.monotonic() + 20
+        while not state["source_ended"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+            with urllib.request.urlopen(base + "/api/round", timeout=10) as r:
+                state = json.loads(r.read())
+        assert state["source_ended"] and state["source_errors"] == []
+        with browser_page(base + "/", console=console) as (page, errors):
+            expect(page.locator('.player[data-player="red"] .score')).to_have_text("1")
+            expect(page.locator("#status")).to_contain_text("the video has ended")
+            page.wait_for_timeout(1200)
+            assert "stopped" not in page.locator("body").inner_text()
+            expect(page.locator("#log .k-source_error")).to_have_count(0)
+            assert errors == []
+            assert [m for m in console if m.startswith(("error", "warning"))] == []
     finally:
         gen.close()
