@@ -201,6 +201,11 @@ DROPPED = ("camera 0 dropped out and could not be reopened after 5 attempts 2 s 
            "check the cable, power or network")  # CameraSource's SourceError, word for word
 
 
+# how many lines an element's text takes on the page
+LINES = ("e => { const r = document.createRange(); r.selectNodeContents(e);"
+         " return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; }")
+
+
 class _FakeCamera:
     """A live source named as the camera (``nertz serve --source 0``): reports red's AS on
     pile 1, then waits for ``let_go``; then either drops out for good, raising the
@@ -266,6 +271,8 @@ def test_a_camera_that_stops_mid_round_is_shown_once_and_the_page_keeps_working(
             for _ in range(2):  # as the WebSocket left it, then as a fresh load shows it
                 assert status.inner_text().count("stopped") == 1
                 assert "event(s) of the source not applied" not in status.inner_text()
+                # the long message wraps in the status line, not the round's label beside it
+                assert page.locator("#round-label").evaluate(LINES) == 1
                 expect(red).to_have_text("1")
                 expect(page.locator('.pile[data-pile="1"] .card')).to_have_text("A♠")
                 page.wait_for_timeout(1200)  # the status line's clock ticks: still said once
@@ -273,6 +280,13 @@ def test_a_camera_that_stops_mid_round_is_shown_once_and_the_page_keeps_working(
                 page.reload()
                 expect(stopped).to_have_count(1)
                 expect(status).to_contain_text("the camera stopped: " + DROPPED)
+
+            # on a phone the message takes the header's width, under "Nertz Round 1"
+            page.set_viewport_size({"width": 360, "height": 740})
+            assert page.locator("#round-label").evaluate(LINES) == 1
+            assert page.locator("#status").bounding_box()["width"] > 300
+            assert page.evaluate("document.documentElement.scrollWidth") == 360
+            page.set_viewport_size({"width": 1280, "height": 900})
 
             # the page goes on without the camera
             _post(base, "/api/events", {"type": "play", "player": "blue", "card": "AH", "pile": 2})
