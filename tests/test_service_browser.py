@@ -43,13 +43,13 @@ def server(tmp_path: Path) -> Iterator[str]:
     yield from _serve(LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green"))))
 
 
-def _serve(live: LiveReferee) -> Iterator[str]:
+def _serve(live: LiveReferee, token: str | None = None) -> Iterator[str]:
     import uvicorn
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(live), log_level="warning", access_log=False)
+    config = uvicorn.Config(create_app(live, token=token), log_level="warning", access_log=False)
     srv = uvicorn.Server(config)
     th = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     th.start()
@@ -265,7 +265,8 @@ def test_a_camera_that_stops_mid_round_is_shown_once_and_the_page_keeps_working(
 
             camera.let_go.set()  # the camera drops out while the page watches (the WebSocket's news)
             expect(status).to_contain_text("the camera stopped: " + DROPPED)
-            expect(status).to_contain_text("call Nertz, declare everyone stuck or end the round")
+            # the flash holds the line 5 s, then the round's status says what to do
+            expect(status).to_contain_text("call Nertz, declare everyone stuck or end the round", timeout=8000)
             expect(stopped).to_have_count(1)
             expect(stopped).to_have_text(re.compile(r"the camera stopped: " + re.escape(DROPPED) + "$"))
             for _ in range(2):  # as the WebSocket left it, then as a fresh load shows it
@@ -337,5 +338,28 @@ def test_a_camera_whose_video_ends_is_no_false_alarm(tmp_path: Path) -> None:
             expect(page.locator("#log .k-source_error")).to_have_count(0)
             assert errors == []
             assert [m for m in console if m.startswith(("error", "warning"))] == []
+    finally:
+        gen.close()
+
+
+def test_a_flash_on_the_status_line_is_not_wiped_by_the_clock_tick(tmp_path: Path) -> None:
+    """A message flashed on the status line (here the refusal of a request without the table's
+    token) stays its 5 s: the once-a-second clock tick of a round under way wrote the status
+    over it within a second, so a refusal or a "back count recorded" was hardly seen."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
+    gen = _serve(live, token="the-table-token")
+    base = next(gen)
+    try:
+        with browser_page(base + "/") as (page, errors):  # opened without the token
+            status = page.locator("#status")
+            expect(status).to_contain_text("playing")
+            page.get_by_role("button", name="Nertz! red").click()
+            expect(status).to_contain_text("token")
+            page.wait_for_timeout(2500)  # two ticks of the round clock
+            expect(status).to_contain_text("token")
+            expect(status).not_to_contain_text("playing")
+            expect(status).to_contain_text("playing", timeout=6000)  # back to the round's status after 5 s
     finally:
         gen.close()

@@ -50,12 +50,14 @@
   }
 
   let flashTimer = null;
+  // a flashed message holds the status line for 5 s: renderStatus (the clock's tick, a state
+  // update) leaves it alone meanwhile and writes the round's status after
   function flash(msg) {
     const s = $("status");
     s.textContent = msg;
     s.style.color = "#ffd866";
     clearTimeout(flashTimer);
-    flashTimer = setTimeout(() => { s.style.color = ""; renderStatus(); }, 5000);
+    flashTimer = setTimeout(() => { flashTimer = null; s.style.color = ""; renderStatus(); }, 5000);
   }
 
   // -- speech: rulings spoken by the browser, with a mute switch kept in localStorage ---------
@@ -134,7 +136,7 @@
   function stopped() { return (round.source_errors || []).find((e) => e.stopped); }
 
   function renderStatus() {
-    if (!round) return;
+    if (!round || flashTimer !== null) return;
     const s = $("status");
     if (round.closed) s.textContent = match && match.winner ? match.winner + " wins the match" : "match over";
     else if (round.ended === "call") s.textContent = round.caller + " called Nertz at " + fmtT(round.end_t);
