@@ -363,3 +363,36 @@ def test_a_flash_on_the_status_line_is_not_wiped_by_the_clock_tick(tmp_path: Pat
             expect(status).to_contain_text("playing", timeout=6000)  # back to the round's status after 5 s
     finally:
         gen.close()
+
+
+def test_the_review_queue_of_a_closed_round_offers_no_answer_the_service_refuses(tmp_path: Path) -> None:
+    """When the match is over (its last round closed), the plays still listed for review can
+    no longer be corrected (409 "the round is closed"): their Confirm, Change owner and
+    Reject buttons were enabled, and a click only flashed the refusal."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green"), target=2))
+    gen = _serve(live)
+    base = next(gen)
+    console: list[str] = []
+    try:
+        _post(base, "/api/events", {"type": "play", "player": "red", "card": "AS", "pile": 1})
+        _post(base, "/api/events", {"type": "play", "player": "red", "card": "2S", "pile": 1, "confidence": 0.5})
+        with browser_page(base + "/", console=console) as (page, errors):
+            page.locator('.tab[data-tab="review"]').click()
+            review = page.locator(".review")
+            expect(review).to_have_count(1)
+            expect(review.get_by_role("button", name="Confirm")).to_be_enabled()  # the round is open
+            _post(base, "/api/round/call", {"player": "red"})
+            expect(review.get_by_role("button", name="Confirm")).to_be_enabled()  # ended, not closed: still answered
+            _post(base, "/api/round/next", {})  # red reaches the target: the match is over
+            expect(page.locator("#status")).to_have_text("red wins the match")
+            expect(review).to_have_count(1)  # still shown, for the record
+            for name in ("Confirm", "Change owner", "Reject"):
+                expect(review.get_by_role("button", name=name)).to_be_disabled()
+            expect(review.locator("select")).to_be_disabled()
+            expect(page.locator("#tab-review")).to_contain_text("The match is over: these can no longer be answered")
+            assert errors == []
+            assert [m for m in console if m.startswith("error")] == []
+    finally:
+        gen.close()

@@ -392,6 +392,12 @@
     $("review-count").classList.toggle("hidden", n === 0);
     box.replaceChildren();
     if (!n) box.append(el("p", "hint", "Nothing to check."));
+    // a closed round (the match is over) takes no more corrections (409): listed, not answered
+    else if (round.closed) {
+      const note = el("p", "hint", "The match is over: these can no longer be answered.");
+      note.style.gridColumn = "1 / -1";
+      box.append(note);
+    }
     for (const item of round.reviews) {
       const card = el("div", "review");
       card.dataset.review = item.id;
@@ -423,6 +429,7 @@
         const b = el("button", "ctl small", "Declare"); b.onclick = () => post({ action: "resolve", as: sel.value });
         actions.append(sel, b);
       }
+      if (round.closed) for (const c of actions.children) c.disabled = true;
       card.append(actions);
       box.append(card);
     }
