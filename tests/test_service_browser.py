@@ -396,3 +396,27 @@ def test_the_review_queue_of_a_closed_round_offers_no_answer_the_service_refuses
             assert [m for m in console if m.startswith("error")] == []
     finally:
         gen.close()
+
+
+def test_a_click_while_the_service_is_down_says_so(tmp_path: Path) -> None:
+    """With the service stopped (restarted, the machine asleep), a button's request cannot
+    be sent: the click did nothing visible (the fetch's network error was swallowed, the
+    status line went on saying "playing"). Now the status line says the referee is out of
+    reach."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        with browser_page(base + "/") as (page, errors):
+            status = page.locator("#status")
+            expect(status).to_contain_text("playing")
+            expect(page.locator("#conn.live")).to_have_count(1)
+            gen.close()  # the service stops
+            expect(page.locator("#conn.live")).to_have_count(0)
+            page.get_by_role("button", name="Nertz! red").click()
+            expect(status).to_contain_text("no connection to the referee service")
+            assert errors == []
+    finally:
+        gen.close()

@@ -35,11 +35,18 @@
     return res.status + " " + res.statusText;
   }
 
+  const NO_CONNECTION = "no connection to the referee service: is nertz serve running?";
   async function api(method, path, body) {
     const headers = {};
     if (token()) headers["X-Table-Token"] = token();
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let res;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {  // the service is down (restarted, the network): said, not a click that does nothing
+      flash(NO_CONNECTION);
+      throw e;
+    }
     const data = await res.json().catch(() => ({}));
     if (!res.ok) {
       const msg = problem(res, data);
@@ -109,7 +116,13 @@
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const q = token() ? "?token=" + encodeURIComponent(token()) : "";
     ws = new WebSocket(proto + "//" + location.host + "/ws" + q);
-    ws.onopen = () => { retry = 1500; $("conn").classList.add("live"); clearInterval(pollTimer); pollTimer = null; };
+    ws.onopen = () => {
+      retry = 1500; $("conn").classList.add("live"); clearInterval(pollTimer); pollTimer = null;
+      if (flashTimer !== null && $("status").textContent === NO_CONNECTION) {  // back: the round's status at once
+        clearTimeout(flashTimer); flashTimer = null; $("status").style.color = "";
+      }
+      scheduleRefresh();  // what changed while the connection was down
+    };
     ws.onmessage = (ev) => {
       const msg = JSON.parse(ev.data);
       if (msg.type === "ruling") speak(msg.ruling);
