@@ -420,3 +420,44 @@ def test_a_click_while_the_service_is_down_says_so(tmp_path: Path) -> None:
             assert errors == []
     finally:
         gen.close()
+
+
+# the bounding boxes of the match chart's labels that overlap another's (pairs of texts)
+CHART_OVERLAPS = ("() => { const t = [...document.querySelectorAll('#chart text')].map((e) => [e.textContent, e.getBoundingClientRect()]);"
+                  " const out = []; for (let i = 0; i < t.length; i++) for (let j = i + 1; j < t.length; j++) {"
+                  " const a = t[i][1], b = t[j][1];"
+                  " if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1)"
+                  " out.push(t[i][0] + ' / ' + t[j][0]); } return out; }")
+
+
+def test_the_match_chart_labels_do_not_overlap(tmp_path: Path) -> None:
+    """The name and total written at the end of each player's line in the match chart: players
+    with equal or close totals (every player at the start of a match, 2 and 1 points after a
+    round) had their labels written over each other, unreadable; they are now moved apart."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        with browser_page(base + "/") as (page, errors):
+            page.locator('.tab[data-tab="history"]').click()
+            expect(page.locator("#chart text", has_text="green 0")).to_have_count(1)
+            for width in (1280, 360):
+                page.set_viewport_size({"width": width, "height": 800})
+                assert page.evaluate(CHART_OVERLAPS) == []
+            page.set_viewport_size({"width": 1280, "height": 900})
+            for ev in ({"type": "play", "player": "red", "card": "AS", "pile": 1},
+                       {"type": "play", "player": "red", "card": "2S", "pile": 1},
+                       {"type": "play", "player": "green", "card": "AH", "pile": 2}):
+                _post(base, "/api/events", ev)
+            _post(base, "/api/round/call", {"player": "red"})
+            _post(base, "/api/round/next", {})
+            expect(page.locator("#chart text", has_text="red 2")).to_have_count(1)
+            expect(page.locator("#chart text", has_text="green 1")).to_have_count(1)
+            for width in (1280, 360):
+                page.set_viewport_size({"width": width, "height": 800})
+                assert page.evaluate(CHART_OVERLAPS) == []
+            assert errors == []
+    finally:
+        gen.close()

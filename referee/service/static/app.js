@@ -516,9 +516,16 @@
       pl.setAttribute("points", series[n].map((v, i) => x(i) + "," + y(v)).join(" "));
       pl.setAttribute("fill", "none"); pl.setAttribute("stroke", colour(n)); pl.setAttribute("stroke-width", "4");
       svg.append(pl);
-      const last = series[n][series[n].length - 1];
-      text(x(series[n].length - 1) + 6, y(last) + 4, n + " " + last, colour(n));
     }
+    // each line's name and total at its end, moved apart where totals are equal or close
+    // (14 units a label, the font being 12): written over each other they could not be read
+    const GAP = 14;
+    const labels = match.players.map((n) => { const last = series[n][series[n].length - 1]; return { n, last, ly: y(last) + 4 }; })
+      .sort((a, b) => a.ly - b.ly);
+    labels.forEach((l, i) => { if (i) l.ly = Math.max(l.ly, labels[i - 1].ly + GAP); });
+    const over = labels.length ? labels[labels.length - 1].ly - (H - 4) : 0;
+    if (over > 0) for (const l of labels) l.ly -= over;  // kept inside the chart, at the bottom
+    for (const l of labels) text(x(series[l.n].length - 1) + 6, l.ly, l.n + " " + l.last, colour(l.n));
   }
 
   // -- buttons -----------------------------------------------------------------------------
