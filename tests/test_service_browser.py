@@ -461,3 +461,28 @@ def test_the_match_chart_labels_do_not_overlap(tmp_path: Path) -> None:
             assert errors == []
     finally:
         gen.close()
+
+
+SIX = ("Margaret", "Christopher", "Bob", "Anne-Sophie", "Maximilian", "Jo")
+
+
+def test_the_match_history_of_six_players_fits_a_phone(tmp_path: Path) -> None:
+    """On a phone (360 px) the match tab's round-by-round table of six players is wider than
+    the screen: it pushed the whole page sideways (755 px to scroll); it now scrolls in its
+    own box, the page keeps the screen's width."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(SIX))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        with browser_page(base + "/") as (page, errors):
+            page.set_viewport_size({"width": 360, "height": 740})
+            page.locator('.tab[data-tab="history"]').click()
+            expect(page.locator("#history th", has_text="Maximilian")).to_have_count(1)
+            assert page.evaluate("document.documentElement.scrollWidth") == 360
+            box = page.locator("#history").evaluate("e => { const s = e.parentElement; return [s.clientWidth, s.scrollWidth]; }")
+            assert box[0] <= 360 < box[1]  # the table scrolls inside its box
+            assert errors == []
+    finally:
+        gen.close()
