@@ -486,3 +486,32 @@ def test_the_match_history_of_six_players_fits_a_phone(tmp_path: Path) -> None:
             assert errors == []
     finally:
         gen.close()
+
+
+def test_long_player_names_fit_their_tiles_on_a_phone(tmp_path: Path) -> None:
+    """On a phone (360 px, two tiles a row) a long name ("Christopher") squeezed the colour
+    chip beside it to a sliver (7 px of 22), the one mark of the player's back colour by the
+    name; the chip keeps its size and the name wraps inside the tile."""
+    from playwright.sync_api import expect
+
+    names = ("Christopher", "Bob", "Anne-Sophie Lefebvre", "Maximiliano")
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(names))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        with browser_page(base + "/") as (page, errors):
+            page.set_viewport_size({"width": 360, "height": 740})
+            expect(page.locator(".player")).to_have_count(4)
+            # measured in one go: the scoreboard is drawn afresh on every update
+            fits = page.evaluate("""() => [...document.querySelectorAll('.player')].map((t) => {
+                const chip = t.querySelector('.chip').getBoundingClientRect();
+                const name = t.querySelector('.name > span:not(.chip)');
+                return [t.dataset.player, chip.width, name.getBoundingClientRect().right <= t.getBoundingClientRect().right,
+                        name.scrollWidth <= name.clientWidth]; })""")
+            bob = next(f for f in fits if f[0] == "Bob")
+            for n, chip, inside, whole in fits:
+                assert chip >= bob[1] - 0.5 and inside and whole, (n, chip, inside, whole)
+            assert page.evaluate("document.documentElement.scrollWidth") == 360
+            assert errors == []
+    finally:
+        gen.close()
