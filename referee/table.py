@@ -293,8 +293,11 @@ class Table(BaseModel):
     @classmethod
     def default(cls, names: list[str]) -> "Table":
         """A table for ``names`` with default rules and placeholder back colours, for logs
-        scored without a table file (back colours then play no part)."""
-        players = [Player(name=n, back=_placeholder_colour(i, len(names))) for i, n in enumerate(names)]
+        scored without a table file (back colours then play no part, but the web page draws
+        each player in theirs): a player named after a colour (:data:`COLOUR_NAMES`, "blue")
+        gets that colour, the others colours spread round the hue circle."""
+        players = [Player(name=n, back=COLOUR_NAMES.get(n.strip().lower()) or _placeholder_colour(i, len(names)))
+                   for i, n in enumerate(names)]
         return cls.model_construct(players=tuple(players), shared_area=None, zones={}, rules=Rules())
 
     def to_dict(self) -> dict[str, Any]:
@@ -322,6 +325,15 @@ def _describe(exc: ValidationError) -> str:
                    f"{MAX_TARGET} already lasts some 50 rounds)")
         parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
+
+
+COLOUR_NAMES = {
+    "red": "#b3261e", "blue": "#1e4bb3", "green": "#2e7d32", "yellow": "#d4b106", "purple": "#6a1b9a",
+    "orange": "#e65100", "pink": "#d81b60", "brown": "#6d4c41", "black": "#212121", "white": "#f5f5f5",
+    "grey": "#757575", "gray": "#757575", "teal": "#00897b", "cyan": "#00acc1",
+}
+"""Back colours (``#rrggbb``) of the players a table without a table file names after a colour
+(:meth:`Table.default`; lower case): the page drew the player "blue" in green."""
 
 
 def _placeholder_colour(i: int, n: int) -> str:

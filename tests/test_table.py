@@ -145,3 +145,19 @@ def test_a_calibration_with_a_usable_frame_size_or_none_is_kept_as_written():
     for cal in ({"method": "layouts", "frame_size": [1280, 720]}, {"method": "manual"},
                 {"frame_size": [np.int64(1920), np.int64(1080)]}):  # (in-process callers' numbers)
         assert Table.from_dict(base(calibration=cal)).model_extra["calibration"] == cal
+
+
+def test_a_table_without_a_file_draws_players_named_after_colours_in_those_colours():
+    # a log scored or served without --table: the page drew "blue" in green and "green" in blue
+    import colorsys
+
+    def hue(hex_colour: str) -> float:
+        r, g, b = (int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5))
+        return colorsys.rgb_to_hsv(r, g, b)[0] * 360
+
+    t = Table.default(["red", "Blue", "green", "zed"])
+    backs = {p.name: p.back for p in t.players}
+    assert hue(backs["red"]) < 15 or hue(backs["red"]) > 345
+    assert 200 < hue(backs["Blue"]) < 250
+    assert 90 < hue(backs["green"]) < 150
+    assert backs["zed"].startswith("#") and len(set(backs.values())) == 4
