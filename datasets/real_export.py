@@ -50,7 +50,7 @@ the writing run holds (an exclusive ``flock``, released when the process ends, h
 
 def _held(lock: Path) -> bool:
     """Whether a running process holds ``lock`` (a partial folder's lock file). A folder
-    without one (a run before 2026-12-08, or one killed before it made it) is held by none.
+    without one (a run of a version before the lock of 2026-12-07, or one killed before it made it) is held by none.
     Where ``fcntl`` does not exist (Windows) a lock file counts as held: not checked."""
     try:
         import fcntl
