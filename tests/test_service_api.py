@@ -515,6 +515,30 @@ def test_stuck_twice_ends_the_round_and_next_round_needs_an_end(tmp_path: Path) 
         assert c.get("/api/match").json()["rounds"] == [{"red": 0, "blue": 0, "green": 0}]
 
 
+def test_a_players_match_total_counts_the_rounds_the_match_counts(tmp_path: Path) -> None:
+    """Each player's ``total`` in ``GET /api/round`` (the page's "Match N / target") is the
+    match's total (``GET /api/match``'s ``totals``, the Match tab's total row), and
+    ``counted_rounds`` says how many rounds it counts: the round under way is added once it
+    has ended (its score is not settled before: the Nertz counts come after the call). It
+    counted the round under way while the match did not, so the two said different things."""
+
+    def totals(c: TestClient) -> tuple[dict[str, int], int, dict[str, int]]:
+        r = c.get("/api/round").json()
+        return {p["name"]: p["total"] for p in r["players"]}, r["counted_rounds"], c.get("/api/match").json()["totals"]
+
+    with _client(tmp_path) as c:
+        assert totals(c) == ({"red": 0, "blue": 0, "green": 0}, 0, {"red": 0, "blue": 0, "green": 0})
+        _post(c, play(1.0, "red", "AS", 1), play(2.0, "red", "2S", 1), play(3.0, "blue", "AH", 2))
+        assert totals(c) == ({"red": 0, "blue": 0, "green": 0}, 0, {"red": 0, "blue": 0, "green": 0})  # under way
+        _post(c, {"type": "call", "t": 4.0, "player": "red"})
+        assert totals(c) == ({"red": 2, "blue": 1, "green": 0}, 1, {"red": 2, "blue": 1, "green": 0})  # ended
+        assert c.post("/api/round/next").status_code == 200
+        _post(c, play(1.0, "green", "AD", 1), play(2.0, "green", "2D", 1), play(3.0, "green", "3D", 1))
+        assert totals(c) == ({"red": 2, "blue": 1, "green": 0}, 1, {"red": 2, "blue": 1, "green": 0})
+        _post(c, {"type": "nertz_left", "t": 4.0, "player": "green", "count": 2}, {"type": "call", "t": 5.0, "player": "red"})
+        assert totals(c) == ({"red": 2, "blue": 1, "green": -1}, 2, {"red": 2, "blue": 1, "green": -1})
+
+
 def test_the_match_ends_at_the_target_and_a_new_one_starts(tmp_path: Path) -> None:
     with _client(tmp_path, target=2) as c:
         for _ in range(2):

@@ -588,7 +588,7 @@ def test_the_page_shows_the_back_count_panel(server: str) -> None:  # noqa: F811
         page.locator("#btn-next").click()
         expect(page.locator("#round-label")).to_have_text("Round 2")
         expect(page.locator("#audit")).to_be_hidden()
-        expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 4 / 100")
+        expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 4 / 100 after round 1")
         assert errors == []
 
 

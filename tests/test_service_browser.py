@@ -171,7 +171,47 @@ def test_posted_events_reach_the_scoreboard_and_the_nertz_button_ends_the_round(
         page.locator("#btn-next").click()
         expect(page.locator("#round-label")).to_have_text("Round 2")
         expect(red).to_have_text("0")
-        expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 2 / 100")
+        expect(page.locator('.player[data-player="red"] .total')).to_have_text("Match 2 / 100 after round 1")
+        assert errors == []
+
+
+def test_a_tiles_match_total_and_the_match_tabs_total_row_agree(server: str) -> None:
+    """A tile's "Match N / target" counted the round under way (its score so far, before
+    anyone's Nertz count) while the Match tab's total row did not: two totals on one page.
+    Both now count the rounds scored, the round under way once it has ended, and the tile
+    says after which round; the Match tab says the round under way is added when it ends."""
+    from playwright.sync_api import expect
+
+    with browser_page(server + "/") as (page, errors):
+        red_total = page.locator('.player[data-player="red"] .total')
+        total_row = page.locator("#history tr.total")
+        expect(red_total).to_have_text("Match 0 / 100 before round 1")
+        _post(server, "/api/events", {"type": "play", "player": "red", "card": "AS", "pile": 1})
+        _post(server, "/api/events", {"type": "play", "player": "red", "card": "2S", "pile": 1})
+        expect(page.locator('.player[data-player="red"] .score')).to_have_text("2")
+        expect(red_total).to_have_text("Match 0 / 100 before round 1")  # under way: not yet counted
+        _post(server, "/api/round/call", {"player": "red"})
+        expect(red_total).to_have_text("Match 2 / 100 after round 1")
+        _post(server, "/api/round/next", {})
+        expect(page.locator("#round-label")).to_have_text("Round 2")
+        for card in ("AH", "2H", "3H"):
+            _post(server, "/api/events", {"type": "play", "player": "red", "card": card, "pile": 2})
+        expect(page.locator('.player[data-player="red"] .score')).to_have_text("3")
+        expect(red_total).to_have_text("Match 2 / 100 after round 1")
+        bar = page.locator('.player[data-player="red"] .progress > div')
+        assert bar.evaluate("e => e.style.width") == "2%"
+        page.locator('.tab[data-tab="history"]').click()
+        expect(total_row).to_have_text(re.compile(r"^total\s*2\s*0\s*0$"))
+        expect(page.locator("#match-summary")).to_contain_text("Round 2, under way, is added when it ends.")
+        _post(server, "/api/round/call", {"player": "red"})
+        expect(total_row).to_have_text(re.compile(r"^total\s*5\s*0\s*0$"))
+        expect(page.locator("#match-summary")).not_to_contain_text("under way")
+        page.locator('.tab[data-tab="board"]').click()
+        expect(red_total).to_have_text("Match 5 / 100 after round 2")
+        # on a phone "after round 2" goes under the total, which is not broken across lines
+        page.set_viewport_size({"width": 360, "height": 740})
+        assert red_total.locator(".sum").evaluate(LINES) == 1
+        assert red_total.locator(".after").evaluate(LINES) == 1
         assert errors == []
 
 

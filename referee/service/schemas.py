@@ -339,7 +339,8 @@ class PlayerScoreOut(BaseModel):
     nertz_known: bool = Field(description="a Nertz pile count was reported (else nertz_left is 0 by default)")
     score: int
     called: bool
-    total: int = Field(description="match total: closed rounds plus this round")
+    total: int = Field(description="match total, as GET /api/match's totals: the closed rounds, and this round "
+                       "once it has ended (not while it is under way); counted_rounds says how many")
     live_foundation: int | None = Field(None, description="with a back count: the live attribution's foundation cards")
     live_score: int | None = Field(None, description="with a back count: the live attribution's round score")
 
@@ -391,6 +392,8 @@ class RoundOut(BaseModel):
     end_t: float | None
     caller: str | None
     target: int
+    counted_rounds: int = Field(0, description="how many rounds the players' totals count (GET /api/match's "
+                                "rounds): the closed ones, and this one once it has ended")
     players: list[PlayerScoreOut]
     piles: list[PileOut]
     events: list[StoredEventOut]

@@ -75,6 +75,10 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
     """The current round: per-player scores and match totals, the foundations with each
     card's owner, the events (with their ``seq`` and corrections), rulings and reviews.
 
+    A player's ``total`` is the match's (:func:`match_view`'s ``totals``): the closed rounds,
+    and this one once it has ended, not while it is under way (its score is not settled
+    before the call and the Nertz counts); ``counted_rounds`` says how many rounds it counts.
+
     When the round has a back count (:func:`audit_view`, under ``"audit"``), the players'
     ``foundation``, ``nertz_left``, ``score`` and ``total`` and the ``result`` are the
     count's (the rules score by the back), and each player also carries ``live_foundation``
@@ -87,12 +91,7 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
         rec = live.reconciliation(rd)
         scores = live.round_scores(rd)
         match = live.match()
-        totals = match.totals
-        counted = (not rd.closed) and res.ended is not None and len(match.rounds) > sum(1 for r in live.rounds if r.closed)
-        closed_totals = dict(totals)
-        if not counted and not rd.closed:
-            for name, score in scores.items():
-                closed_totals[name] = closed_totals.get(name, 0) + score
+        totals = match.totals  # the rounds the match counts: this one once it has ended
         counted_owners = {
             live.table.owner_of(ev["player"]) for _, ev in live.effective_events(rd) if ev.get("type") == "nertz_left"
         }
@@ -111,7 +110,7 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
                     "nertz_known": p.name in counted_owners,
                     "score": scores[p.name],
                     "called": res.caller == p.name,
-                    "total": closed_totals[p.name],
+                    "total": totals[p.name],
                     "live_foundation": s.foundation if o is not None else None,
                     "live_score": o.live_score if o is not None else None,
                 }
@@ -154,6 +153,7 @@ def round_view(live: LiveReferee) -> dict[str, Any]:
             "end_t": res.end_t,
             "caller": res.caller,
             "target": live.table.rules.target,
+            "counted_rounds": len(match.rounds),
             "players": players,
             "piles": piles,
             "events": events,

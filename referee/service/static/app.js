@@ -206,7 +206,11 @@
       const live = p.live_foundation !== null && p.live_foundation !== undefined && p.live_foundation !== p.foundation
         ? " (live " + p.live_foundation + ")" : "";
       const sub = el("div", "sub", p.foundation + (round.audit ? " counted" : " on foundations") + live + " · " + left + " in Nertz pile");
-      const total = el("div", "total", "Match " + p.total + " / " + target);
+      // the match total counts the rounds the Match tab lists (the round under way once it has
+      // ended: its score is not settled before), and says which
+      const total = el("div", "total");
+      total.append(el("span", "sum", "Match " + p.total + " / " + target), " ",
+        el("span", "after", round.counted_rounds ? "after round " + round.counted_rounds : "before round 1"));
       const prog = el("div", "progress");
       const bar = el("div"); bar.style.width = Math.max(0, Math.min(100, (100 * p.total) / target)) + "%"; bar.style.background = p.back;
       prog.append(bar);
@@ -453,7 +457,8 @@
     $("match-no").textContent = match.match;
     const sum = $("match-summary");
     sum.textContent = match.winner ? match.winner + " wins the match." :
-      match.over ? "The match is over, tied." : "First to " + match.target + ". Leading: " + match.leaders.join(", ") + ".";
+      match.over ? "The match is over, tied." : "First to " + match.target + ". Leading: " + match.leaders.join(", ") + "."
+      + (round && !round.ended && !round.closed ? " Round " + round.round + ", under way, is added when it ends." : "");
     const hist = $("history");
     hist.replaceChildren();
     const head = el("tr"); head.append(el("th", null, "round"));
