@@ -215,6 +215,48 @@ def test_a_tiles_match_total_and_the_match_tabs_total_row_agree(server: str) -> 
         assert errors == []
 
 
+def test_a_back_count_typed_but_not_sent_survives_a_reload(server: str) -> None:
+    """The back-count form after a call: what was typed and not recorded was lost on a reload
+    (a phone that locked and reloaded the page, a slip of the finger); it is kept for the round
+    in the tab's sessionStorage, the fields nobody typed in still follow the live round, and it
+    is cleared once the count is recorded."""
+    from playwright.sync_api import expect
+
+    for ev in ({"type": "play", "player": "red", "card": "AS", "pile": 1},
+               {"type": "play", "player": "blue", "card": "AH", "pile": 2}):
+        _post(server, "/api/events", ev)
+    _post(server, "/api/round/call", {"player": "red"})
+    with browser_page(server + "/") as (page, errors):
+        field = lambda kind, name: page.locator(f'#audit-inputs input[data-{kind}="{name}"]')  # noqa: E731
+        expect(field("count", "blue")).to_have_value("1")
+        field("count", "blue").fill("3")
+        field("left", "blue").fill("5")
+        field("count", "green").fill("")  # emptied: kept empty, not taken for 0 nor refilled
+        page.reload()
+        expect(field("count", "red")).to_have_value("1")  # untyped: the live figure
+        expect(field("count", "blue")).to_have_value("3")
+        expect(field("left", "blue")).to_have_value("5")
+        expect(field("count", "green")).to_have_value("")
+        expect(field("left", "green")).to_have_value("")
+        # a late report still reaches the fields nobody typed in, not the kept ones
+        _post(server, "/api/events", {"t": 0.01, "type": "play", "player": "red", "card": "AD", "pile": 3})
+        _post(server, "/api/events", {"type": "nertz_left", "player": "green", "count": 4})
+        expect(field("count", "red")).to_have_value("2")
+        expect(field("left", "green")).to_have_value("4")
+        expect(field("count", "blue")).to_have_value("3")
+        expect(field("count", "green")).to_have_value("")
+        field("count", "green").fill("0")
+        page.locator("#audit-record").click()
+        expect(page.locator('[data-testid="audit-score-blue"]')).to_have_text("-7")  # 3 - 2 x 5
+        assert page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('nertz-audit'))") == []
+        page.reload()  # the recorded count, not the draft, fills the form to count again
+        expect(page.locator("#audit-form-title")).to_have_text("Count again (the latest count scores)")
+        expect(field("count", "blue")).to_have_value("3")
+        expect(field("count", "green")).to_have_value("0")
+        expect(field("count", "red")).to_have_value("2")
+        assert errors == []
+
+
 def test_source_events_that_do_not_apply_are_shown_on_the_page(tmp_path: Path) -> None:
     """A source event the round refuses (a player not at the table) is in the rulings log and
     the status line, not only in a WebSocket message the page ignored."""

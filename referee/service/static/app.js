@@ -289,10 +289,35 @@
     $("audit-photo-link").href = "/api/round/audit/photo.jpg?seq=" + a.seq;
   }
 
+  // what was typed in the form and not sent yet is kept in sessionStorage (this tab's), under
+  // the form's key (match, round, latest count), so that a reload does not lose it; cleared
+  // once a count is recorded
+  const DRAFT = "nertz-audit-draft:";
+  function saveDraft() {
+    if (auditFormKey === null) return;
+    const draft = { count: {}, left: {} };
+    for (const i of document.querySelectorAll("#audit-inputs input[data-typed]")) {
+      if (i.dataset.count !== undefined) draft.count[i.dataset.count] = i.value;
+      else draft.left[i.dataset.left] = i.value;
+    }
+    try { sessionStorage.setItem(DRAFT + auditFormKey, JSON.stringify(draft)); } catch (e) { /* storage off: not kept */ }
+  }
+  function loadDraft(key) {
+    try {
+      for (const k of Object.keys(sessionStorage)) if (k.startsWith(DRAFT) && k !== DRAFT + key) sessionStorage.removeItem(k);
+      const d = JSON.parse(sessionStorage.getItem(DRAFT + key) || "null");
+      return d && typeof d === "object" ? d : null;
+    } catch (e) { return null; }
+  }
+  function clearDraft() {
+    try { for (const k of Object.keys(sessionStorage)) if (k.startsWith(DRAFT)) sessionStorage.removeItem(k); } catch (e) { /* */ }
+  }
+
   function buildAuditForm(a) {
     const key = round.match + ":" + round.round + ":" + (a ? a.seq : 0);
     if (key === auditFormKey) { followLiveRound(a); return; }  // keep what is being typed across refreshes
     auditFormKey = key;
+    const draft = loadDraft(key);
     const box = $("audit-inputs");
     box.replaceChildren();
     for (const p of round.players) {
@@ -303,7 +328,10 @@
       const left = el("input"); left.type = "number"; left.min = "0"; left.max = "13"; left.dataset.left = p.name;
       left.placeholder = "?"; left.title = "cards left in " + p.name + "'s Nertz pile";
       if (p.nertz_known || p.called) left.value = String(p.nertz_left);
-      for (const input of [count, left]) input.addEventListener("input", () => { input.dataset.typed = "1"; });
+      for (const [input, typed] of [[count, draft && draft.count], [left, draft && draft.left]]) {
+        if (typed && typeof typed[p.name] === "string") { input.value = typed[p.name]; input.dataset.typed = "1"; }
+        input.addEventListener("input", () => { input.dataset.typed = "1"; saveDraft(); });
+      }
       lab.append(chip, el("span", null, p.name), count, el("span", "hint", "Nertz"), left);
       box.append(lab);
     }
@@ -335,7 +363,7 @@
     for (const i of document.querySelectorAll("#audit-inputs input[data-left]")) if (i.value !== "") nertz[i.dataset.left] = Number(i.value);
     const body = { counts };
     if (Object.keys(nertz).length) body.nertz_left = nertz;
-    api("POST", "/api/round/audit", body).then(() => { flash("back count recorded"); scheduleRefresh(); }, () => {});
+    api("POST", "/api/round/audit", body).then(() => { clearDraft(); flash("back count recorded"); scheduleRefresh(); }, () => {});
   };
   $("audit-file").addEventListener("change", async (ev) => {
     const file = ev.target.files[0];
@@ -347,6 +375,7 @@
     const res = await fetch("/api/round/audit/photo", { method: "POST", headers, body: file });
     const data = await res.json().catch(() => ({}));
     if (!res.ok) { flash(problem(res, data)); return; }
+    clearDraft();
     flash("back count recorded from the photo");
     scheduleRefresh();
   });
