@@ -597,3 +597,46 @@ def test_long_player_names_fit_their_tiles_on_a_phone(tmp_path: Path) -> None:
             assert errors == []
     finally:
         gen.close()
+
+
+# the caller's tile measured in one go (the scoreboard is drawn afresh on every update): how
+# many lines the name's text and the CALLED badge's take, whether the badge lies inside the
+# tile, and the widths of the chips beside the caller's and blue's names
+CALLER_TILE = """(caller) => {
+    const lines = (n) => { const r = document.createRange(); r.selectNodeContents(n);
+        return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; };
+    const tile = document.querySelector(`.player[data-player="${caller}"]`);
+    const w = document.createTreeWalker(tile.querySelector('.name'), NodeFilter.SHOW_TEXT);
+    let n, nameLines = -1;
+    while ((n = w.nextNode())) if (n.data.trim() === caller) nameLines = lines(n);
+    const badge = tile.querySelector('.called');
+    const chip = (t) => t.querySelector('.chip').getBoundingClientRect().width;
+    return { name: nameLines, badge: lines(badge.firstChild),
+             inside: badge.getBoundingClientRect().right <= tile.getBoundingClientRect().right,
+             chip: chip(tile), other_chip: chip(document.querySelector('.player[data-player="blue"]')) };
+}"""
+
+
+@pytest.mark.parametrize("caller", ["red", "Sophie"])
+def test_the_callers_name_and_badge_are_not_broken_on_a_phone(tmp_path: Path, caller: str) -> None:
+    """On a phone (360 px, two tiles a row) the caller's tile showed "re / d" and "CALLE / D":
+    the CALLED badge beside the name was squeezed with it, both broken mid-word. The badge
+    now goes under the name when the two do not fit on one line; neither is broken."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table((caller, "blue", "green")))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        _post(base, "/api/events", {"type": "play", "player": caller, "card": "AS", "pile": 1})
+        _post(base, "/api/round/call", {"player": caller})
+        with browser_page(base + "/") as (page, errors):
+            page.set_viewport_size({"width": 360, "height": 740})
+            expect(page.locator(f'.player[data-player="{caller}"] .called')).to_have_text("CALLED")
+            m = page.evaluate(CALLER_TILE, caller)
+            assert (m["name"], m["badge"], m["inside"]) == (1, 1, True), m
+            assert m["chip"] >= m["other_chip"] - 0.5, m
+            assert page.evaluate("document.documentElement.scrollWidth") == 360
+            assert errors == []
+    finally:
+        gen.close()

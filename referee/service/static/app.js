@@ -198,8 +198,11 @@
       const body = el("div", "body");
       const name = el("div", "name");
       const chip = el("span", "chip"); chip.style.background = p.back;
-      name.append(chip, el("span", null, p.name));
-      if (p.called) name.append(el("span", "called", "CALLED"));
+      // the CALLED badge follows the name in its line, and goes under it (whole) when both do
+      // not fit: squeezed beside it, the two were broken mid-word on a phone
+      const who = el("span", "who", p.name);
+      if (p.called) who.append(" ", el("span", "called", "CALLED"));
+      name.append(chip, who);
       const score = el("div", "score" + (p.score < 0 ? " neg" : ""), String(p.score));
       score.dataset.testid = "score-" + p.name;
       const left = p.nertz_known || p.called ? String(p.nertz_left) : "?";
