@@ -640,3 +640,40 @@ def test_the_callers_name_and_badge_are_not_broken_on_a_phone(tmp_path: Path, ca
             assert errors == []
     finally:
         gen.close()
+
+
+def test_a_reload_opens_the_tab_that_was_open(tmp_path: Path) -> None:
+    """A reload (a phone waking up, F5) always opened the scoreboard, whichever tab was open:
+    the open tab is now named in the address (``#review``, ``#history``, ``#camera``; none for
+    the scoreboard) and opened again, the camera's calibration set up with it; a link with
+    ``?token=`` keeps the tab it names when the token is taken out of the address."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green")))
+    gen = _serve(live, token="the-table-token")
+    base = next(gen)
+    try:
+        with browser_page(base + "/?token=the-table-token#history") as (page, errors):
+            expect(page.locator("#tab-history")).to_be_visible()
+            expect(page.locator(".tab.active")).to_have_attribute("data-tab", "history")
+            assert page.url == base + "/#history"
+            expect(page.locator("#history tr.total")).to_have_count(1)
+            page.locator('.tab[data-tab="review"]').click()
+            assert page.url == base + "/#review"
+            page.reload()
+            expect(page.locator("#tab-review")).to_be_visible()
+            expect(page.locator("#tab-board")).to_be_hidden()
+            page.locator('.tab[data-tab="camera"]').click()
+            page.reload()
+            expect(page.locator("#tab-camera")).to_be_visible()
+            expect(page.locator("#cal-mode option")).to_have_count(7)  # the calibration is set up: 1 + 3 zones + 3 backs
+            assert page.locator("#video").get_attribute("src") == "/api/video/stream.mjpg"
+            page.locator('.tab[data-tab="board"]').click()
+            assert page.url == base + "/"
+            assert page.locator("#video").get_attribute("src") == ""
+            page.reload()
+            expect(page.locator("#tab-board")).to_be_visible()
+            expect(page.locator("#conn.live")).to_have_count(1)  # the token was kept: the WebSocket is up
+            assert errors == []
+    finally:
+        gen.close()

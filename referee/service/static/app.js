@@ -15,7 +15,7 @@
   if (params.get("token")) {
     localStorage.setItem("nertz-token", params.get("token"));
     params.delete("token");
-    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : ""));
+    history.replaceState(null, "", location.pathname + (params.toString() ? "?" + params : "") + location.hash);
   }
   const token = () => localStorage.getItem("nertz-token") || "";
 
@@ -571,16 +571,20 @@
   $("btn-next").onclick = () => api("POST", "/api/round/next").then(scheduleRefresh, () => {});
   $("btn-new-match").onclick = () => api("POST", "/api/match/new").then(() => { table = null; scheduleRefresh(); }, () => {});
 
-  // -- tabs ----------------------------------------------------------------------------------
-  for (const b of document.querySelectorAll(".tab")) {
-    b.addEventListener("click", () => {
-      for (const o of document.querySelectorAll(".tab")) o.classList.toggle("active", o === b);
-      for (const p of document.querySelectorAll(".panel")) p.classList.toggle("active", p.id === "tab-" + b.dataset.tab);
-      // The MJPEG stream runs only while its tab is open.
-      $("video").src = b.dataset.tab === "camera" ? "/api/video/stream.mjpg" : "";
-      if (b.dataset.tab === "camera") setupCalibration();
-    });
+  // -- tabs: the open one named in the address (#review, #history, #camera), so that a reload
+  // (or a link) opens it again rather than the scoreboard ------------------------------------
+  function openTab(b) {
+    for (const o of document.querySelectorAll(".tab")) o.classList.toggle("active", o === b);
+    for (const p of document.querySelectorAll(".panel")) p.classList.toggle("active", p.id === "tab-" + b.dataset.tab);
+    // The MJPEG stream runs only while its tab is open.
+    $("video").src = b.dataset.tab === "camera" ? "/api/video/stream.mjpg" : "";
+    if (b.dataset.tab === "camera") setupCalibration();
+    const hash = b.dataset.tab === "board" ? "" : "#" + b.dataset.tab;
+    if (location.hash !== hash) history.replaceState(null, "", location.pathname + location.search + hash);
   }
+  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => openTab(b));
+  const tabOfHash = () => document.querySelector('.tab[data-tab="' + CSS.escape(location.hash.slice(1)) + '"]');
+  window.addEventListener("hashchange", () => { if (tabOfHash()) openTab(tabOfHash()); });
 
   // -- calibration: regions and back colours clicked on a live frame --------------------------
   const cal = { img: null, regions: {}, backs: {} };
@@ -642,5 +646,9 @@
 
   // -- start ---------------------------------------------------------------------------------
   setInterval(() => { if (round && !round.ended) { round.clock += round.speed || 1; renderStatus(); } }, 1000);
-  refresh().then(connect);
+  if (tabOfHash()) openTab(tabOfHash());
+  refresh().then(() => {
+    if ($("tab-camera").classList.contains("active")) setupCalibration();  // it needs the table
+    connect();
+  });
 })();
