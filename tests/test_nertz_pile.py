@@ -137,6 +137,19 @@ def test_a_top_turned_up_just_before_the_call_is_read_a_moment_after_it():
     assert w.counts()["red"] == 12
 
 
+def test_a_top_read_steadily_but_weakly_for_seconds_is_a_card_gone():
+    # r9700's red QC (kde-oxygen): read as QC at 0.36 in every look for 5.6 s, never above 0.5;
+    # each such card went uncounted (red 7 left counted for 4)
+    looks = [look(i / 10) for i in range(12)] + [look(1.2 + i / 10, red_top="QC", prob=0.36) for i in range(30)]
+    looks += [look(4.2 + i / 10, red_top="7D") for i in range(10)]
+    assert watch(*looks).tops("red") == ["KS", "QC", "7D"]
+    assert watch(*looks).counts()["red"] == 11
+    # a weak reading for a few looks is still a misreading
+    looks = [look(i / 10) for i in range(12)] + [look(1.2 + i / 10, red_top="QC", prob=0.36) for i in range(4)]
+    looks += [look(1.6 + i / 10, red_top="KS") for i in range(10)]
+    assert watch(*looks).counts()["red"] == 13
+
+
 def test_readings_under_a_hand_weak_or_of_a_joker_say_nothing():
     deal = [look(i / 10) for i in range(12)]
     for kw in ({"hidden": 0.6}, {"prob": 0.3}, {"red_top": "JK"}):

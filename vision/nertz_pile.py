@@ -103,7 +103,16 @@ class PileWatchSettings:
             of the pile's place.
         left_band: cards of the dealt row within this many card widths of the leftmost one
             (along the player's left) are the Nertz pile's (its place is their mean centre).
-        min_prob: least classifier probability of a reading of the top.
+        min_prob: least classifier probability of a reading of the top. 0.3 since session 73
+            (0.5 before): a card read the same weak way in every look for seconds is a top all
+            the same (r9700's red QC at 0.36 for 5.6 s, green's JC as JS at 0.44 for 18 s, in
+            ``kde-oxygen``, which the classifier reads worst), and the segmentation
+            (:func:`top_cards`) weighs each reading by its probability, so a few weak
+            misreadings still cost less than a new run. Dev rounds 9700-9711 (session 73, the
+            shipped models' looks, 42 counts): exact 39 / 42 / 42 / 42 and cards off 5 / 0 / 0
+            / 0 at 0.5 / 0.3 / 0.2 / 0 (the three wrong at 0.5: r9700's red 7 for 4 and green
+            10 for 9, r9710's blue 7 for 6); 0.3, the tracker's own ``min_prob``, rather than
+            lower, as no round told the lower values apart.
         max_hidden: readings covered by a hand box more than this share of their box are left out.
         switch_cost: the cost of a new run in :func:`top_cards`, in units of probability.
         after_call: seconds after the call during which the piles are still read: a card
@@ -133,7 +142,7 @@ class PileWatchSettings:
     locate_s: float = 2.0
     radius: float = 0.5
     left_band: float = 0.3
-    min_prob: float = 0.5
+    min_prob: float = 0.3
     max_hidden: float = 0.3
     switch_cost: float = 2.0
     empty_after: float = 0.0
