@@ -114,8 +114,10 @@ def test_one_noisy_look_is_not_a_play_and_hidden_cards_do_not_confirm():
 def _top_misread(looks: int, prob: float, settings: TrackerSettings, doubt_hold: float = 0.0,
                  back: int = 3) -> list[tuple[str, str]]:
     """Red's AH lies on pile 1; the pile's top is then read as 3S with ``prob`` in ``looks``
-    looks (no zone lost a 3S), then as the AH again in ``back`` looks. Returns (type, card)."""
-    s = Stream(settings, doubt_hold=doubt_hold)
+    looks (no zone lost a 3S), then as the AH again in ``back`` looks. Returns (type, card).
+    A 3S may not go on the AH, which ``unlikely_confirm`` would keep pending for more looks:
+    off here, where the other rules are tested (it has tests of its own)."""
+    s = Stream(dataclasses.replace(settings, unlikely_confirm=0), doubt_hold=doubt_hold)
     ace = ("AH", card(500, 300))
     s.repeat(2, RED_AH)
     s.repeat(3, ace)
@@ -136,6 +138,25 @@ def test_a_pile_top_read_weakly_is_confirmed_only_in_more_looks(looks, prob, wea
 
 
 HOLD = TrackerSettings().doubt_hold
+UNLIKELY_LOOKS = TrackerSettings().unlikely_confirm
+"""Looks in which a pile's new top that may not lawfully come next must be seen (4)."""
+
+
+@pytest.mark.parametrize("card_read, looks, played", [
+    ("3S", 3, False),   # a card that may not go on the AH, read clearly in 3 looks: not yet a change
+    ("3S", 4, True),    # in 4 looks: an illegal play all the same, for the referee to rule
+    ("3H", 2, True),    # a higher heart (the 2H covered under it: skipped cards) is no slower
+])
+def test_a_pile_top_that_may_not_come_next_needs_more_looks(card_read, looks, played):
+    # r9702's pile 6 (session 73): its 6S, half under an arm, read as 3S at 0.9 in two looks,
+    # made a play of blue's 3S, and with it two more extra plays and the 6S 19 frames late
+    s = Stream()
+    ace = ("AH", card(500, 300))
+    s.repeat(2, RED_AH)
+    s.repeat(3, ace)
+    s.repeat(looks, (card_read, card(500, 300)), prob=0.95)
+    s.repeat(3, ace)
+    assert (("play", card_read) in [(e["type"], e["card"]) for e in s.events]) == played
 
 
 @pytest.mark.parametrize("doubt_hold, misread_looks, events", [
@@ -151,7 +172,8 @@ def test_a_doubtful_play_its_pile_takes_back_within_the_hold_is_dropped(doubt_ho
 
 
 def test_a_doubtful_play_is_reported_at_its_own_time_after_the_hold_or_by_flush():
-    s = Stream(doubt_hold=HOLD)
+    no_unlikely = TrackerSettings(unlikely_confirm=0)  # the 3S may not go on the AH (see _top_misread)
+    s = Stream(no_unlikely, doubt_hold=HOLD)
     s.repeat(2, RED_AH)
     s.repeat(3, ("AH", card(500, 300)))
     s.repeat(2, ("3S", card(500, 300)), prob=0.8)      # confirmed at the second look
@@ -159,7 +181,7 @@ def test_a_doubtful_play_is_reported_at_its_own_time_after_the_hold_or_by_flush(
     s.repeat(round(HOLD * 10) + 1, ("3S", card(500, 300)), prob=0.8)
     plays = [e for e in s.events if e["card"] == "3S"]
     assert len(plays) == 1 and plays[0]["t"] == pytest.approx(0.5) and plays[0]["confidence"] < 0.6
-    s2 = Stream(doubt_hold=HOLD)
+    s2 = Stream(no_unlikely, doubt_hold=HOLD)
     s2.repeat(2, RED_AH)
     s2.repeat(3, ("AH", card(500, 300)))
     s2.repeat(2, ("3S", card(500, 300)), prob=0.8)     # the source ends within the hold
@@ -818,7 +840,7 @@ def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
         _look_with_alts(s, ("3C", 0.5, (("2C", 0.2),), card(506, 304)))
     for _ in range(WEAK_LOOKS):   # the 2C, unmoved, misread as 4C: the prior does not make it the next card (3C)
         _look_with_alts(s, ("4C", 0.5, (("3C", 0.2),), card(506, 304)))
-    for _ in range(3):   # a clearly seen 9 of spades: no prior turns it into the 3 of clubs
+    for _ in range(UNLIKELY_LOOKS):   # a clearly seen 9 of spades: no prior turns it into the 3 of clubs
         _look_with_alts(s, ("9S", 0.95, (("3C", 0.02),), card(500, 300)))
     assert [e["card"] for e in s.events if e["type"] == "play"] == ["AC", "2C", "4C", "9S"]
 

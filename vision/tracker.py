@@ -29,7 +29,8 @@ hand boxes. Three state machines run on these looks:
   skipped cards all just left zones (``max_skipped``) means they went on the pile and were
   covered before a look could confirm them: they are inferred as plays, under it. A change
   read weakly (mean probability under ``weak_change``) needs ``weak_confirm`` looks, not
-  ``confirm``. A card no foundation starts with, lying still on no pile for ``late_open``
+  ``confirm``, and so does, in ``unlikely_confirm`` looks, a new top that may not lawfully
+  come next (an illegal play is reported all the same, a moment later). A card no foundation starts with, lying still on no pile for ``late_open``
   looks, opens one late: a pile whose first cards no look showed.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
@@ -677,6 +678,16 @@ class TrackerSettings:
             10 -> 11. 0.8 lost 2 plays on the tuning rounds; a ``weak_confirm`` of 4 or 100
             changed nothing there.
         weak_confirm: see ``weak_change``, looks.
+        unlikely_confirm: a pile's new top that may not lawfully come next (``RULES.md``: the
+            next card of the pile's suit; neither a higher card of its suit, which covered
+            cards may explain, nor the card under the top, a take-back) must be seen in this
+            many looks, not ``confirm``, before it is a change: an illegal play is still
+            reported (the referee rules it), a moment later. Misreadings of a top half under an
+            arm seldom last so long (r9702's 6S read as 3S at 0.9 in two looks made three extra
+            plays and put the 6S 19 frames late). Session 73, dev rounds 9700-9707 with the
+            models (467 plays, true Nertz counts), off / 3 / 4 / 6 looks: plays all right 443 /
+            445 / 445 / 445, extra plays 9 / 5 / 5 / 5, exact rounds 4 / 5 / 5 / 5, latency
+            unchanged; 9708-9709: no change. 0: off.
         still_there: a held contested pair whose hold passed with neither copy back
             (:meth:`RoundTracker._expired`) is one play, the other copy's, when one copy was
             last seen in its zone less than this many seconds before the landing (or after
@@ -893,6 +904,7 @@ class TrackerSettings:
     left_when_carried: bool = True
     weak_change: float = 0.75
     weak_confirm: int = 5
+    unlikely_confirm: int = 4
     still_there: float = 0.12
     lone_hand: tuple[int, int] | None = (10, 5)
     lone_unknown: bool = True
@@ -1215,11 +1227,11 @@ class PileTracker:
                 pend.quad = s.quad
             else:
                 p.pending = pend = _Pending(s.label, s.quad, look.frame, look.t, 1, [s.prob])
-            if pend.count < st.confirm or self._weakly_read(pend):
+            below = p.cards[-2] if len(p.cards) >= 2 else None
+            if pend.count < st.confirm or self._weakly_read(pend) or self._unlikely_change(p, pend, below):
                 continue
             p.pending = None
             prob = float(np.mean(pend.probs))
-            below = p.cards[-2] if len(p.cards) >= 2 else None
             if p.top.is_(s.label):
                 # the same card again, moved: a second copy on top (or the top squared up)
                 if below is not None and below.label == s.label and self._same_pose(s.quad, below.quad):
@@ -1253,6 +1265,23 @@ class PileTracker:
         frac = self.changed(PlayCandidate("play", p.id, p.top.label, p.top.quad, look.t, look.frame,
                                           p.last_seen_frame, 1.0))
         return frac is not None and frac < st.gone_unchanged
+
+    def _unlikely_change(self, p: _Pile, pend: _Pending, below: _Card | None) -> bool:
+        """Whether the change ``pend`` of pile ``p``'s top is a card that cannot lawfully come
+        next and has been seen in fewer than ``unlikely_confirm`` looks (see
+        :class:`TrackerSettings`): neither a higher card of the pile's suit (the next one, or
+        one over cards covered before a look confirmed them) nor the card under the top (a
+        take-back). Jokers and unreadable labels are never unlikely."""
+        st = self.settings
+        if pend.count >= st.unlikely_confirm or (below is not None and below.label == pend.label):
+            return False
+        try:
+            top, card = Card.parse(p.top.label), Card.parse(pend.label)
+        except ValueError:
+            return False
+        if top.rank is None or card.rank is None:
+            return False
+        return not (card.suit == top.suit and card.rank > top.rank)
 
     def _weakly_read(self, pend: _Pending) -> bool:
         """Whether the change ``pend`` is read too weakly so far to confirm: its mean label
