@@ -677,3 +677,27 @@ def test_a_reload_opens_the_tab_that_was_open(tmp_path: Path) -> None:
             assert errors == []
     finally:
         gen.close()
+
+
+def test_times_on_the_page_are_minutes_and_seconds_throughout(server: str) -> None:
+    """The rulings listed their times in seconds ("59.1s", "120.0s") while the status line
+    gave the clock in minutes and seconds ("0:59"): two formats for one round. Every time on
+    the page is now minutes:seconds, with tenths where plays need telling apart (the rulings,
+    the moment of the call): "0:59.1"."""
+    from playwright.sync_api import expect
+
+    with browser_page(server + "/") as (page, errors):
+        expect(page.locator("#status")).to_have_text(re.compile(r"^playing · 0:\d\d$"))
+        _post(server, "/api/events", {"t": 58.0, "type": "play", "player": "red", "card": "AS", "pile": 1})
+        # two plays of the 2S on pile 1 a third of a second apart: the tenths tell which came first
+        _post(server, "/api/events", {"t": 59.14, "type": "play", "player": "red", "card": "2S", "pile": 1})
+        _post(server, "/api/events", {"t": 59.43, "type": "play", "player": "blue", "card": "2S", "pile": 1})
+        _post(server, "/api/events", {"t": 119.97, "type": "play", "player": "green", "card": "AH", "pile": 2})
+        _post(server, "/api/events", {"t": 125.0, "type": "call", "player": "red"})
+        expect(page.locator("#status")).to_have_text("red called Nertz at 2:05.0")
+        times = page.locator("#log .t")
+        expect(times).to_have_count(8)  # four plays, blue's taken back, the call, two Nertz counts missing
+        assert times.all_text_contents() == ["2:05.0"] * 3 + ["2:00.0", "0:59.4", "0:59.4", "0:59.1", "0:58.0"]
+        expect(page.locator("#log li").nth(5)).to_contain_text("blue, take back your 2S")
+        expect(page.locator("#log li").nth(6)).to_contain_text("red's 2S stands on pile 1")
+        assert errors == []

@@ -139,10 +139,18 @@
   }
 
   // -- rendering ---------------------------------------------------------------------------
+  // one time format across the page, minutes:seconds as a player reads a clock: the running
+  // clock to the second ("0:59"), the moment of a play, a ruling or the call to the tenth
+  // ("0:59.1"), where two plays a fraction of a second apart need telling apart
+  function fmtClock(t) {
+    if (t === null || t === undefined) return "";
+    const s = Math.max(0, Math.floor(t));
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
   function fmtT(t) {
     if (t === null || t === undefined) return "";
-    const m = Math.floor(t / 60), s = Math.floor(t % 60);
-    return m + ":" + String(s).padStart(2, "0");
+    const d = Math.max(0, Math.round(t * 10));  // tenths, rounded once: 59.96 is 1:00.0, not 0:60.0
+    return Math.floor(d / 600) + ":" + String(Math.floor((d % 600) / 10)).padStart(2, "0") + "." + (d % 10);
   }
 
   // the source's own failure (a camera that could not be reopened), listed last in source_errors
@@ -158,7 +166,7 @@
       + " · call Nertz, declare everyone stuck or end the round; restart nertz serve to watch again";
     else if (round.source_ended) s.textContent = "the " + (round.source === "camera" ? "video" : "event log")
       + " has ended · call Nertz, declare everyone stuck or end the round";
-    else s.textContent = "playing · " + fmtT(round.clock) + (round.source ? " · " + round.source : "");
+    else s.textContent = "playing · " + fmtClock(round.clock) + (round.source ? " · " + round.source : "");
     if (round.source_error_count) s.textContent += " · " + round.source_error_count + " event(s) of the source not applied (see the rulings)";
   }
 
@@ -429,7 +437,7 @@
     items.sort((a, b) => (a.t ?? 1e9) - (b.t ?? 1e9));
     for (const it of items.reverse()) {
       const li = el("li", "k-" + it.kind);
-      li.append(el("span", "t", it.t === undefined || it.t === null ? "end" : it.t.toFixed(1) + "s"), el("span", null, it.text));
+      li.append(el("span", "t", it.t === undefined || it.t === null ? "end" : fmtT(it.t)), el("span", null, it.text));
       box.append(li);
     }
   }
