@@ -701,3 +701,28 @@ def test_times_on_the_page_are_minutes_and_seconds_throughout(server: str) -> No
         expect(page.locator("#log li").nth(5)).to_contain_text("blue, take back your 2S")
         expect(page.locator("#log li").nth(6)).to_contain_text("red's 2S stands on pile 1")
         assert errors == []
+
+
+def test_a_round_ended_without_a_call_says_how_in_plain_words(server: str) -> None:
+    """A round ended with the "End round" button said "round over (ended)" on the status line,
+    and one ended by everyone being stuck twice "round over (stuck)": the service's code word in
+    brackets. They now say what happened as the call does ("red called Nertz at 0:59.1"), in
+    the words of the round's ruling: "round ended with no caller at 0:03.2"."""
+    from playwright.sync_api import expect
+
+    with browser_page(server + "/") as (page, errors):
+        status = page.locator("#status")
+        expect(status).to_contain_text("playing")
+        page.on("dialog", lambda d: d.accept())  # "End the round now with no caller?"
+        page.locator("#btn-end").click()
+        expect(status).to_have_text(re.compile(r"^round ended with no caller at 0:\d\d\.\d$"))
+        expect(page.locator("#banner")).to_have_text("The round is over")
+        page.locator("#btn-next").click()
+        expect(page.locator("#round-label")).to_have_text("Round 2")
+        page.locator("#btn-stuck").click()  # the first time: everyone turns the waste over
+        expect(page.locator("#log")).to_contain_text("everyone stuck: turn your wastes over and play on")
+        expect(status).to_contain_text("playing")
+        page.locator("#btn-stuck").click()  # the second: the round ends
+        expect(status).to_have_text(re.compile(r"^everyone stuck: round ended with no caller at 0:\d\d\.\d$"))
+        expect(page.locator("#banner")).to_have_text("Everyone stuck: the round is over")
+        assert errors == []

@@ -161,7 +161,10 @@
     const s = $("status");
     if (round.closed) s.textContent = match && match.winner ? match.winner + " wins the match" : "match over";
     else if (round.ended === "call") s.textContent = round.caller + " called Nertz at " + fmtT(round.end_t);
-    else if (round.ended) s.textContent = "round over (" + round.ended + ")";
+    // with no caller: everyone stuck (a second time) or ended by a person, said as the round's
+    // ruling says it, not by the service's code word ("round over (ended)")
+    else if (round.ended) s.textContent = (round.ended === "stuck" ? "everyone stuck: " : "")
+      + "round ended with no caller at " + fmtT(round.end_t);
     else if (stopped()) s.textContent = "the " + round.source + " stopped: " + stopped().message
       + " · call Nertz, declare everyone stuck or end the round; restart nertz serve to watch again";
     else if (round.source_ended) s.textContent = "the " + (round.source === "camera" ? "video" : "event log")
