@@ -726,3 +726,54 @@ def test_a_round_ended_without_a_call_says_how_in_plain_words(server: str) -> No
         expect(status).to_have_text(re.compile(r"^everyone stuck: round ended with no caller at 0:\d\d\.\d$"))
         expect(page.locator("#banner")).to_have_text("Everyone stuck: the round is over")
         assert errors == []
+
+
+# the characters of an element's text that the browser draws as the missing-glyph box (no
+# installed font has them): each drawn on a canvas in the element's own font and compared
+# with U+0378, a code point no font draws (unassigned)
+BOXED_CHARS = """e => {
+  const font = getComputedStyle(e).font;
+  const c = document.createElement('canvas'); c.width = 160; c.height = 120;
+  const g = c.getContext('2d');
+  const img = (ch) => { g.clearRect(0, 0, c.width, c.height); g.font = font; g.textBaseline = 'top';
+    g.fillText(ch, 10, 10); return g.getImageData(0, 0, c.width, c.height).data.join(','); };
+  const box = img('\\u0378');
+  if (img('W') === box) return ['the missing-glyph box cannot be told from a letter'];
+  return [...new Set(e.textContent)].filter((ch) => ch.trim() && img(ch) === box);
+}"""
+
+
+def test_the_match_over_banner_draws_without_an_emoji_font(tmp_path: Path) -> None:
+    """The match-over banner began with the trophy emoji, which a browser without an emoji font
+    (headless chromium here, many Linux desktops) draws as an empty box: "[] red wins the
+    match!". The trophy is now drawn by CSS, and every character of the banner is one an
+    installed font draws."""
+    from playwright.sync_api import expect
+
+    live = LiveReferee(EventStore(tmp_path / "ref.db"), make_table(("red", "blue", "green"), target=2))
+    gen = _serve(live)
+    base = next(gen)
+    try:
+        for card in ("AS", "2S"):
+            _post(base, "/api/events", {"type": "play", "player": "red", "card": card, "pile": 1})
+        _post(base, "/api/round/call", {"player": "red"})
+        _post(base, "/api/round/next", {})  # red reaches the target: the match is over
+        with browser_page(base + "/") as (page, errors):
+            banner = page.locator("#banner")
+            expect(banner).to_contain_text("red wins the match!")
+            assert banner.evaluate(BOXED_CHARS) == []
+            trophy = banner.locator(".trophy")
+            expect(trophy).to_have_attribute("aria-hidden", "true")
+            box = trophy.bounding_box()
+            assert box is not None and box["width"] > 20 and box["height"] > 20, box
+            # drawn: gold on the banner's dark ground, a good part of its box
+            import cv2
+            import numpy as np
+
+            shot = cv2.imdecode(np.frombuffer(trophy.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+            gold = np.all(np.abs(shot.astype(int) - (0x66, 0xD8, 0xFF)) < 40, axis=2)  # #ffd866, BGR
+            assert 0.2 < gold.mean() < 0.8, gold.mean()
+            expect(banner).to_have_text("red wins the match!")
+            assert errors == []
+    finally:
+        gen.close()

@@ -188,13 +188,20 @@
 
   function renderBanner() {
     const b = $("banner");
-    let text = "";
-    if (round.closed || (match && match.over)) text = match.winner ? "🏆 " + match.winner + " wins the match!" : "The match is over";
+    let text = "", winner = false;
+    if (round.closed || (match && match.over)) { winner = !!match.winner; text = winner ? match.winner + " wins the match!" : "The match is over"; }
     else if (round.ended === "call") text = "Nertz! " + round.caller + " ends the round";
     else if (round.ended === "stuck") text = "Everyone stuck: the round is over";
     else if (round.ended) text = "The round is over";
-    b.textContent = text;
     b.classList.toggle("hidden", !text);
+    const shown = (winner ? "trophy:" : "") + text;
+    if (b.dataset.shown === shown) return;  // unchanged: left as it is, not rebuilt on every update
+    b.dataset.shown = shown;
+    b.replaceChildren();
+    // the winner's trophy is drawn by CSS: an emoji (U+1F3C6) is an empty box in a browser
+    // without an emoji font (many Linux desktops, headless chromium)
+    if (winner) { const t = el("span", "trophy"); t.setAttribute("aria-hidden", "true"); b.append(t); }
+    b.append(text);
   }
 
   function renderScoreboard() {
