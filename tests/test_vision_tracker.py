@@ -17,7 +17,8 @@ from nertz.vision.arrival import ArrivalTimer
 from nertz.vision.observe import LabelObserver, read_labels
 from nertz.vision.pipeline import RefereePipeline
 from nertz.vision.referee_eval import compare
-from nertz.vision.tracker import Look, PlayCandidate, Returned, RoundTracker, Sighting, TrackerSettings, ZoneTracker
+from nertz.vision.tracker import (Look, PileTracker, PlayCandidate, Returned, RoundTracker, Sighting, TrackerSettings,
+                                  ZoneTracker)
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "round-3p"
 
@@ -157,6 +158,18 @@ def test_a_pile_top_that_may_not_come_next_needs_more_looks(card_read, looks, pl
     s.repeat(looks, (card_read, card(500, 300)), prob=0.95)
     s.repeat(3, ace)
     assert (("play", card_read) in [(e["type"], e["card"]) for e in s.events]) == played
+
+
+def test_a_second_copy_of_the_top_is_not_kept_back_as_unlikely():
+    # a collision's second copy is the top's own card in another pose: seen by the piles (with
+    # ``same_card_is_same`` off) in the usual two looks, not in ``unlikely_confirm``'s four
+    pt = PileTracker(TrackerSettings(same_card_is_same=False))
+    seen = []
+    for i, (label, quad) in enumerate([("AH", card(500, 300))] * 3 + [("2H", card(503, 302))] * 3
+                                      + [("2H", card(510, 308))] * 2):
+        lk = Look(3 * i, i / 10, [Sighting(label, 0.99, quad)], np.zeros((0, 4), np.float32))
+        seen += [c.label for c in pt.update(lk, lk.faces)]
+    assert seen == ["AH", "2H", "2H"]
 
 
 @pytest.mark.parametrize("doubt_hold, misread_looks, events", [

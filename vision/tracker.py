@@ -1270,10 +1270,13 @@ class PileTracker:
         """Whether the change ``pend`` of pile ``p``'s top is a card that cannot lawfully come
         next and has been seen in fewer than ``unlikely_confirm`` looks (see
         :class:`TrackerSettings`): neither a higher card of the pile's suit (the next one, or
-        one over cards covered before a look confirmed them) nor the card under the top (a
-        take-back). Jokers and unreadable labels are never unlikely."""
+        one over cards covered before a look confirmed them), nor the card under the top (a
+        take-back), nor the top's own card in another pose (a collision's second copy). Jokers
+        and unreadable labels are never unlikely."""
         st = self.settings
-        if pend.count >= st.unlikely_confirm or (below is not None and below.label == pend.label):
+        if pend.count >= st.unlikely_confirm or pend.label == p.top.label:
+            return False  # seen long enough; or the same card again (a collision's second copy)
+        if below is not None and below.label == pend.label:
             return False
         try:
             top, card = Card.parse(p.top.label), Card.parse(pend.label)
