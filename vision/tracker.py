@@ -30,8 +30,9 @@ hand boxes. Three state machines run on these looks:
   covered before a look could confirm them: they are inferred as plays, under it. A change
   read weakly (mean probability under ``weak_change``) needs ``weak_confirm`` looks, not
   ``confirm``, and so does, in ``unlikely_confirm`` looks, a new top that may not lawfully
-  come next (an illegal play is reported all the same, a moment later). A card no foundation starts with, lying still on no pile for ``late_open``
-  looks, opens one late: a pile whose first cards no look showed.
+  come next (an illegal play is reported all the same, a moment later). A card no foundation
+  starts with, lying still on no pile for ``late_open`` looks, opens one late: a pile whose
+  first cards no look showed.
 * :class:`ZoneTracker` (each player's layout zone): which face-up cards each zone shows, when
   each was last seen, and the first unhidden look in which it was gone.
 * :class:`~nertz.vision.hands.HandTracker`: hand boxes linked over looks, each track with the
@@ -680,7 +681,8 @@ class TrackerSettings:
         weak_confirm: see ``weak_change``, looks.
         unlikely_confirm: a pile's new top that may not lawfully come next (``RULES.md``: the
             next card of the pile's suit; neither a higher card of its suit, which covered
-            cards may explain, nor the card under the top, a take-back) must be seen in this
+            cards may explain, nor the card under the top, a take-back, nor the top's own card
+            in another pose, a collision's second copy) must be seen in this
             many looks, not ``confirm``, before it is a change: an illegal play is still
             reported (the referee rules it), a moment later. Misreadings of a top half under an
             arm seldom last so long (r9702's 6S read as 3S at 0.9 in two looks made three extra
