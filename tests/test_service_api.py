@@ -818,6 +818,9 @@ def test_stuck_or_round_end_posted_after_the_round_ended_is_409_as_the_buttons(t
         assert before["ended"] is not None
         r = c.post("/api/events", json=event)
         assert r.status_code == 409 and "already ended" in r.json()["detail"], r.text
+        # in plain words, not the result's code word ("(call)", "(ended)")
+        said = {"call": "(red called Nertz)", "end": "(it was ended with no caller)", "stuck": "(everyone was stuck)"}[how]
+        assert said in r.json()["detail"], r.text
         assert state() == before
         assert c.post("/api/round/next").status_code == 200
         _post(c, {"type": "stuck"}, {"type": "round_end"})  # a round not ended takes them

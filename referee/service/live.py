@@ -654,9 +654,11 @@ class LiveReferee:
     def _refuse_if_ended(self) -> None:
         """Raise :class:`Conflict` when the current round has already ended (by a call,
         everyone stuck, or a person)."""
-        ended = self.round.result.ended
-        if ended is not None:
-            raise Conflict(f"the round has already ended ({ended}): record the back count or start the next round")
+        res = self.round.result
+        if res.ended is not None:
+            how = {"call": f"{res.caller} called Nertz" if res.caller else "a player called Nertz",
+                   "stuck": "everyone was stuck"}.get(res.ended, "it was ended with no caller")
+            raise Conflict(f"the round has already ended ({how}): record the back count or start the next round")
 
     def end_round(self, origin: str = "button") -> dict[str, Any]:
         """End the round with no caller (a person decided).
