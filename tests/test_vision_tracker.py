@@ -139,8 +139,9 @@ def test_a_pile_top_read_weakly_is_confirmed_only_in_more_looks(looks, prob, wea
 
 
 HOLD = TrackerSettings().doubt_hold
-UNLIKELY_LOOKS = TrackerSettings().unlikely_confirm
-"""Looks in which a pile's new top that may not lawfully come next must be seen (4)."""
+UNLIKELY_LOOKS = 4
+"""``unlikely_confirm`` as the tests set it (off by default): looks in which a pile's new top
+that may not lawfully come next must be seen."""
 
 
 @pytest.mark.parametrize("card_read, looks, played", [
@@ -151,7 +152,7 @@ UNLIKELY_LOOKS = TrackerSettings().unlikely_confirm
 def test_a_pile_top_that_may_not_come_next_needs_more_looks(card_read, looks, played):
     # r9702's pile 6 (session 73): its 6S, half under an arm, read as 3S at 0.9 in two looks,
     # made a play of blue's 3S, and with it two more extra plays and the 6S 19 frames late
-    s = Stream()
+    s = Stream(TrackerSettings(unlikely_confirm=UNLIKELY_LOOKS))
     ace = ("AH", card(500, 300))
     s.repeat(2, RED_AH)
     s.repeat(3, ace)
@@ -160,10 +161,21 @@ def test_a_pile_top_that_may_not_come_next_needs_more_looks(card_read, looks, pl
     assert (("play", card_read) in [(e["type"], e["card"]) for e in s.events]) == played
 
 
+def test_by_default_an_illegal_card_on_a_pile_in_two_looks_is_a_play():
+    # r9715i (session 73): illegal plays taken back 0.2-0.45 s after they landed; four looks
+    # lost 4 of its 17, so ``unlikely_confirm`` is off by default
+    s = Stream()
+    s.repeat(2, RED_AH)
+    s.repeat(3, ("AH", card(500, 300)))
+    s.repeat(2, ("9S", card(500, 300)))
+    s.repeat(3, ("AH", card(500, 300)))
+    assert ("play", "9S") in [(e["type"], e["card"]) for e in s.events]
+
+
 def test_a_second_copy_of_the_top_is_not_kept_back_as_unlikely():
     # a collision's second copy is the top's own card in another pose: seen by the piles (with
     # ``same_card_is_same`` off) in the usual two looks, not in ``unlikely_confirm``'s four
-    pt = PileTracker(TrackerSettings(same_card_is_same=False))
+    pt = PileTracker(TrackerSettings(same_card_is_same=False, unlikely_confirm=UNLIKELY_LOOKS))
     seen = []
     for i, (label, quad) in enumerate([("AH", card(500, 300))] * 3 + [("2H", card(503, 302))] * 3
                                       + [("2H", card(510, 308))] * 2):
@@ -845,7 +857,7 @@ def _look_with_alts(s: Stream, *faces: tuple[str, float, tuple, np.ndarray]) -> 
 
 
 def test_the_rules_prior_settles_a_close_call_but_a_clear_illegal_card_stays():
-    s = Stream(TrackerSettings(rules_prior=10.0))
+    s = Stream(TrackerSettings(rules_prior=10.0, unlikely_confirm=UNLIKELY_LOOKS))
     pile = card(500, 300)
     for _ in range(3):   # a new pile read as 4C, the ace of clubs a close runner-up: the ace
         _look_with_alts(s, ("4C", 0.45, (("AC", 0.3), ("7C", 0.1)), pile))
